@@ -1,0 +1,2 @@
+## doc/: man pages.
+dist_man_MANS += %reldir%/axgate.1

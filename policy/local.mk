@@ -1,0 +1,13 @@
+## policy/: the Rego engine and the YAML policy loader.
+policy_libaxpolicy_core_la_SOURCES += \
+	%reldir%/axpolicy.h \
+	%reldir%/version.c
+
+## The installed library: the core, exporting only axp_* symbols.
+policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h
+policy_libaxpolicy_la_LIBADD = policy/libaxpolicy-core.la
+policy_libaxpolicy_la_LDFLAGS = -version-info $(AXPOLICY_LT_VERSION) \
+	-export-symbols-regex '^axp_' -no-undefined
+include_HEADERS += %reldir%/axpolicy.h
+pkgconfig_DATA += %reldir%/libaxpolicy.pc
+EXTRA_DIST += %reldir%/libaxpolicy.pc.in

@@ -1,0 +1,1 @@
+## sandbox/: see DESIGN.md.
