@@ -40,3 +40,10 @@ bench: $(bench_programs)
 		top_srcdir='$(abs_top_srcdir)' $(SHELL) $(srcdir)/$$b || exit 1; \
 	done
 .PHONY: bench
+
+## `make check-valgrind`: the C test programs under valgrind's leak checker
+## (on a build without --enable-sanitizers).
+check-valgrind:
+	$(MAKE) $(AM_MAKEFLAGS) check \
+		LOG_COMPILER="valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 -q"
+.PHONY: check-valgrind
