@@ -2,4 +2,5 @@
 libaxgate_la_SOURCES += \
 	%reldir%/proxy.h \
 	%reldir%/http1.c \
-	%reldir%/chunked.c
+	%reldir%/chunked.c \
+	%reldir%/host.c

@@ -1,5 +1,6 @@
 ## Tests of proxy/.
-check_PROGRAMS += \
-	tests/unit/t-proxy-http1
-TESTS += \
-	tests/unit/t-proxy-http1
+proxy_unit_tests = \
+	tests/unit/t-proxy-http1 \
+	tests/unit/t-proxy-host
+check_PROGRAMS += $(proxy_unit_tests)
+TESTS += $(proxy_unit_tests)
