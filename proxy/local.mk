@@ -3,4 +3,5 @@ libaxgate_la_SOURCES += \
 	%reldir%/proxy.h \
 	%reldir%/http1.c \
 	%reldir%/chunked.c \
-	%reldir%/host.c
+	%reldir%/host.c \
+	%reldir%/tls-hello.c
