@@ -14,7 +14,7 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/tap-summary.awk %reldir%/lib.sh
 
 include %reldir%/common.mk
 include %reldir%/cli.mk
-include %reldir%/proxy.mk
+include %reldir%/netns.mk
 
 ## Keep going to the summary; the awk still fails the run.
 .IGNORE: check-TESTS
@@ -41,10 +41,3 @@ bench: $(bench_programs)
 		top_srcdir='$(abs_top_srcdir)' $(SHELL) $(srcdir)/$$b || exit 1; \
 	done
 .PHONY: bench
-
-## `make check-valgrind`: the C test programs under valgrind's leak checker
-## (on a build without --enable-sanitizers).
-check-valgrind:
-	$(MAKE) $(AM_MAKEFLAGS) check \
-		LOG_COMPILER="valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 -q"
-.PHONY: check-valgrind

@@ -1,0 +1,105 @@
+/*
+ * netns-int.h: what the files of netns/ share.
+ *
+ * rtnl.c   links and addresses through libnl-route-3
+ * nft.c    nftables batches through libmnl + libnftnl
+ * pool.c   the address pool and the names derived from a job id
+ * ns.c     the namespace, ns_job_net_new/free and the getters
+ * sweep.c  ns_sweep
+ */
+#ifndef AXG_NETNS_INT_H
+#define AXG_NETNS_INT_H
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "netns/netns.h"
+
+struct nl_sock;
+struct mnl_socket;
+
+/* Names. */
+#define NSI_LINK_PREFIX	 "axg"
+#define NSI_HOST_SUFFIX	 'h'
+#define NSI_JOB_SUFFIX	 'j'
+#define NSI_JOB_TABLE	 "axgate"
+#define NSI_HOST_TABLE	 "axgate_" /* + <id>_<pid> */
+#define NSI_ALIAS_PREFIX "axgate owner="
+#define NSI_MAX_SLOTS	 65536
+
+/* ---- pool.c ---- */
+struct nsi_pool {
+	uint32_t base;	/* host byte order, aligned to the prefix */
+	unsigned plen;	/* 16..30 */
+	uint32_t slots; /* number of /30s, at most NSI_MAX_SLOTS */
+};
+
+int nsi_pool_parse(const char *cidr, struct nsi_pool *pool, char *err,
+    size_t errlen);
+/* The host (.1) and job (.2) addresses of slot id. */
+void nsi_pool_addrs(const struct nsi_pool *pool, uint32_t id,
+    struct in_addr *host, struct in_addr *job);
+/* The slot holding address a (host byte order), or -1. */
+long nsi_pool_slot_of(const struct nsi_pool *pool, uint32_t a);
+/* Parse "axg<id>h": the id, or -1 if name is not one of ours. */
+long nsi_parse_host_ifname(const char *name);
+/* Parse "axgate_<id>_<pid>": 0 and the pid, or -1 if not ours. */
+int nsi_parse_host_table(const char *name, pid_t *pid);
+/* Parse an alias "axgate owner=<pid>": the pid, or -1. */
+pid_t nsi_parse_alias(const char *alias);
+/* Is the process pid gone? */
+bool nsi_pid_dead(pid_t pid);
+
+/* ---- rtnl.c (libnl-route-3); every function names its object in err ---- */
+int
+nsi_rt_open(struct nl_sock **out, const char *where, char *err, size_t errlen);
+void nsi_rt_close(struct nl_sock *sk);
+/* Create the veth pair host/peer, the peer inside the namespace nsfd, the
+ * host end up.  Returns 0, 1 if the host name is taken, or -1 with a message.
+ */
+int nsi_veth_add(struct nl_sock *sk, const char *host, const char *peer,
+    int nsfd, char *err, size_t errlen);
+int nsi_link_index(struct nl_sock *sk, const char *name, int *ifindex,
+    char *err, size_t errlen);
+int nsi_link_set_alias(struct nl_sock *sk, int ifindex, const char *alias,
+    char *err, size_t errlen);
+int nsi_link_up(struct nl_sock *sk, int ifindex, const char *name, char *err,
+    size_t errlen);
+/* Delete a link by name; 1 if it did not exist. */
+int
+nsi_link_del(struct nl_sock *sk, const char *name, char *err, size_t errlen);
+int nsi_addr_add(struct nl_sock *sk, int ifindex, const char *ifname,
+    struct in_addr a, unsigned plen, char *err, size_t errlen);
+
+/* Called per link by nsi_link_walk: name, alias (may be NULL). */
+typedef void (*nsi_link_cb)(const char *name, const char *alias, void *arg);
+int nsi_link_walk(struct nl_sock *sk, nsi_link_cb cb, void *arg, char *err,
+    size_t errlen);
+/* Called per IPv4 address (host byte order). */
+typedef void (*nsi_addr_cb)(uint32_t addr, void *arg);
+int nsi_addr_walk(struct nl_sock *sk, nsi_addr_cb cb, void *arg, char *err,
+    size_t errlen);
+
+/* ---- nft.c (libmnl + libnftnl) ---- */
+int nsi_nf_open(struct mnl_socket **out, const char *where, char *err,
+    size_t errlen);
+void nsi_nf_close(struct mnl_socket *nl);
+/* The job namespace's table (one atomic batch). */
+int nsi_nft_job_table(struct mnl_socket *nl, struct in_addr host,
+    const uint16_t *ports, size_t nports, char *err, size_t errlen);
+/* The host-side table for one job (one atomic batch, NLM_F_EXCL). */
+int nsi_nft_host_table(struct mnl_socket *nl, const char *table,
+    const char *ifname, struct in_addr host, const uint16_t *ports,
+    size_t nports, char *err, size_t errlen);
+/* Delete an inet table; 1 if it did not exist. */
+int nsi_nft_del_table(struct mnl_socket *nl, const char *table, char *err,
+    size_t errlen);
+/* Called per inet table. */
+typedef void (*nsi_table_cb)(const char *name, void *arg);
+int nsi_nft_table_walk(struct mnl_socket *nl, nsi_table_cb cb, void *arg,
+    char *err, size_t errlen);
+
+#endif /* AXG_NETNS_INT_H */

@@ -1,0 +1,456 @@
+/*
+ * ns.c: a job's network namespace, from creation to teardown.
+ *
+ * Order of ns_job_net_new() in proxy mode, each step undone by the one exit
+ * path if a later one fails:
+ *
+ *  1. netlink sockets in the caller's namespace (rtnetlink, nfnetlink);
+ *  2. a helper thread unshares a new network namespace, keeps it with an fd
+ *     of /proc/thread-self/ns/net, disables IPv6 there (before any link can
+ *     get a link-local address) and opens the namespace's netlink sockets;
+ *     the thread then ends, and the caller's thread never switched;
+ *  3. lo up;
+ *  4. the veth pair, the host end up, named after the first free /30 of the
+ *     pool: the kernel's name uniqueness (NLM_F_EXCL) is the lock, so
+ *     concurrent launchers that pick the same slot see EEXIST and move on
+ *     (no lock file that a killed launcher could leave held or stale);
+ *  5. the job namespace's nftables table (it needs the slot's address);
+ *  6. the owner alias on the host end, the addresses of both ends, the
+ *     job end up;
+ *  7. the host-side table.
+ *
+ * No process lives in the namespace before this returns, so nothing can
+ * send while the steps are incomplete.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "netns/netns-int.h"
+
+/* How many taken names to step over before giving up. */
+#define MAX_CLAIM_TRIES 256
+
+struct ns_job_net {
+	enum ns_mode mode;
+	int nsfd;
+	int id;
+	struct in_addr host_in, job_in;
+	char host_addr[INET_ADDRSTRLEN];
+	char job_addr[INET_ADDRSTRLEN];
+	char host_if[IFNAMSIZ];
+	char job_if[IFNAMSIZ];
+	char table[64];
+	bool have_link;	 /* the veth pair exists: delete it */
+	bool have_table; /* the host table exists: delete it */
+};
+
+/* ---- step 2: the helper thread ---- */
+struct inner {
+	bool want_nf;
+	int nsfd;
+	struct nl_sock *rt;
+	struct mnl_socket *nf;
+	int rc;
+	char err[256];
+};
+
+/* Write "1" to a sysctl of the current thread's network namespace. */
+static int
+sysctl_one(const char *path, char *err, size_t errlen)
+{
+	int fd, e;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return axg_seterr(err, errlen, "open %s: %s", path,
+		    strerror(errno));
+	if (write(fd, "1", 1) != 1) {
+		e = errno;
+		close(fd);
+		return axg_seterr(err, errlen, "write %s: %s", path,
+		    strerror(e));
+	}
+	close(fd);
+	return 0;
+}
+
+static int
+disable_ipv6(char *err, size_t errlen)
+{
+	/* No IPv6 in this kernel: nothing to disable. */
+	if (access("/proc/sys/net/ipv6", F_OK) != 0 && errno == ENOENT)
+		return 0;
+	/* "all" also applies to every existing link (lo). */
+	if (sysctl_one("/proc/sys/net/ipv6/conf/all/disable_ipv6", err,
+		errlen) != 0 ||
+	    sysctl_one("/proc/sys/net/ipv6/conf/default/disable_ipv6", err,
+		errlen) != 0)
+		return -1;
+	return 0;
+}
+
+static void *
+inner_main(void *arg)
+{
+	struct inner *in = arg;
+	char *err = in->err;
+	size_t errlen = sizeof(in->err);
+
+	in->rc = -1;
+	if (unshare(CLONE_NEWNET) != 0) {
+		int e = errno;
+
+		axg_seterr(err, errlen, "unshare(CLONE_NEWNET): %s%s",
+		    strerror(e),
+		    e == EPERM ? " (needs CAP_SYS_ADMIN)"
+			: e == EINVAL
+			? " (the kernel has no network namespaces: "
+			  "enable CONFIG_NET_NS)"
+			: "");
+		return NULL;
+	}
+	in->nsfd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (in->nsfd < 0) {
+		axg_seterr(err, errlen, "open /proc/thread-self/ns/net: %s",
+		    strerror(errno));
+		return NULL;
+	}
+	if (disable_ipv6(err, errlen) != 0)
+		return NULL;
+	if (nsi_rt_open(&in->rt, "job namespace", err, errlen) != 0)
+		return NULL;
+	if (in->want_nf &&
+	    nsi_nf_open(&in->nf, "job namespace", err, errlen) != 0)
+		return NULL;
+	in->rc = 0;
+	return NULL;
+}
+
+static int
+make_namespace(struct inner *in, char *err, size_t errlen)
+{
+	pthread_t th;
+	int e;
+
+	in->nsfd = -1;
+	in->rc = -1;
+	e = pthread_create(&th, NULL, inner_main, in);
+	if (e != 0)
+		return axg_seterr(err, errlen,
+		    "network namespace: pthread_create: %s", strerror(e));
+	pthread_join(th, NULL);
+	if (in->rc != 0)
+		return axg_seterr(err, errlen, "network namespace: %s",
+		    in->err);
+	return 0;
+}
+
+/* ---- step 4: picking a /30 ---- */
+struct used {
+	const struct nsi_pool *pool;
+	uint8_t *bits;
+};
+
+static void
+mark(struct used *u, long slot)
+{
+	if (slot >= 0 && (uint32_t)slot < u->pool->slots)
+		u->bits[slot / 8] |= (uint8_t)(1u << (slot % 8));
+}
+
+static bool
+is_marked(const struct used *u, uint32_t slot)
+{
+	return (u->bits[slot / 8] >> (slot % 8)) & 1;
+}
+
+static void
+used_link(const char *name, const char *alias, void *arg)
+{
+	(void)alias;
+	mark(arg, nsi_parse_host_ifname(name));
+}
+
+static void
+used_addr(uint32_t a, void *arg)
+{
+	struct used *u = arg;
+
+	mark(u, nsi_pool_slot_of(u->pool, a));
+}
+
+static long
+next_free(const struct used *u, uint32_t from)
+{
+	uint32_t s;
+
+	for (s = from; s < u->pool->slots; s++)
+		if (!is_marked(u, s))
+			return (long)s;
+	return -1;
+}
+
+static int
+claim_slot(struct ns_job_net *net, struct nl_sock *hrt,
+    const struct nsi_pool *pool, char *err, size_t errlen)
+{
+	struct used u = { pool, NULL };
+	unsigned tries = 0;
+	long slot;
+	int rc = -1;
+
+	u.bits = axg_calloc(1, pool->slots / 8 + 1);
+	/* Links with our names and addresses inside the pool are taken. */
+	if (nsi_link_walk(hrt, used_link, &u, err, errlen) != 0 ||
+	    nsi_addr_walk(hrt, used_addr, &u, err, errlen) != 0)
+		goto out;
+	for (slot = next_free(&u, 0); slot >= 0;
+	     slot = next_free(&u, (uint32_t)slot + 1)) {
+		int r;
+
+		snprintf(net->host_if, sizeof(net->host_if), "%s%ld%c",
+		    NSI_LINK_PREFIX, slot, NSI_HOST_SUFFIX);
+		snprintf(net->job_if, sizeof(net->job_if), "%s%ld%c",
+		    NSI_LINK_PREFIX, slot, NSI_JOB_SUFFIX);
+		r = nsi_veth_add(hrt, net->host_if, net->job_if, net->nsfd, err,
+		    errlen);
+		if (r < 0)
+			goto out;
+		if (r == 0) {
+			net->id = (int)slot;
+			net->have_link = true;
+			rc = 0;
+			goto out;
+		}
+		/* Taken since the scan by a concurrent launcher. */
+		if (++tries >= MAX_CLAIM_TRIES)
+			break;
+	}
+	axg_seterr(err, errlen,
+	    "address pool %u.%u.%u.%u/%u: no free /30 (%u jobs at most)",
+	    pool->base >> 24, (pool->base >> 16) & 0xff,
+	    (pool->base >> 8) & 0xff, pool->base & 0xff, pool->plen,
+	    pool->slots);
+out:
+	free(u.bits);
+	return rc;
+}
+
+/* ---- teardown, shared by free and the failure path ---- */
+static void
+teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf)
+{
+	char err[256];
+	struct nl_sock *own_rt = NULL;
+	struct mnl_socket *own_nf = NULL;
+
+	if (net->have_table) {
+		if (hnf == NULL &&
+		    nsi_nf_open(&own_nf, "host", err, sizeof(err)) != 0)
+			axg_warn("removing table %s: %s", net->table, err);
+		else if (nsi_nft_del_table(hnf ? hnf : own_nf, net->table, err,
+			     sizeof(err)) < 0)
+			axg_warn("removing table %s: %s", net->table, err);
+		net->have_table = false;
+	}
+	if (net->have_link) {
+		if (hrt == NULL &&
+		    nsi_rt_open(&own_rt, "host", err, sizeof(err)) != 0)
+			axg_warn("removing link %s: %s", net->host_if, err);
+		else if (nsi_link_del(hrt ? hrt : own_rt, net->host_if, err,
+			     sizeof(err)) < 0)
+			axg_warn("removing link %s: %s", net->host_if, err);
+		net->have_link = false;
+	}
+	nsi_nf_close(own_nf);
+	nsi_rt_close(own_rt);
+	if (net->nsfd >= 0)
+		close(net->nsfd);
+	net->nsfd = -1;
+}
+
+static int
+check_config(const struct ns_config *cfg, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (cfg->mode == NS_MODE_BLOCK) {
+		if (cfg->nports != 0)
+			return axg_seterr(err, errlen,
+			    "block mode takes no ports (%zu given)",
+			    cfg->nports);
+		return 0;
+	}
+	if (cfg->mode != NS_MODE_PROXY)
+		return axg_seterr(err, errlen, "unknown network mode %d",
+		    (int)cfg->mode);
+	if (cfg->nports == 0 || cfg->nports > NS_MAX_PORTS ||
+	    cfg->ports == NULL)
+		return axg_seterr(err, errlen,
+		    "proxy mode needs 1..%d ports (%zu given)", NS_MAX_PORTS,
+		    cfg->nports);
+	for (i = 0; i < cfg->nports; i++)
+		if (cfg->ports[i] == 0)
+			return axg_seterr(err, errlen, "port %zu is 0", i + 1);
+	return 0;
+}
+
+struct ns_job_net *
+ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
+{
+	struct ns_job_net *net;
+	struct nsi_pool pool;
+	struct inner in;
+	struct nl_sock *hrt = NULL;
+	struct mnl_socket *hnf = NULL;
+	int hidx, jidx;
+	char alias[64];
+
+	if (check_config(cfg, err, errlen) != 0)
+		return NULL;
+	if (cfg->mode == NS_MODE_PROXY &&
+	    nsi_pool_parse(cfg->pool, &pool, err, errlen) != 0)
+		return NULL;
+
+	net = axg_calloc(1, sizeof(*net));
+	net->mode = cfg->mode;
+	net->nsfd = -1;
+	net->id = -1;
+	memset(&in, 0, sizeof(in));
+	in.want_nf = cfg->mode == NS_MODE_PROXY;
+
+	if (cfg->mode == NS_MODE_PROXY &&
+	    (nsi_rt_open(&hrt, "host", err, errlen) != 0 ||
+		nsi_nf_open(&hnf, "host", err, errlen) != 0))
+		goto fail;
+	if (make_namespace(&in, err, errlen) != 0)
+		goto fail_in;
+	net->nsfd = in.nsfd;
+	in.nsfd = -1;
+	if (nsi_link_up(in.rt, 1, "lo (job namespace)", err, errlen) != 0)
+		goto fail_in;
+	if (cfg->mode == NS_MODE_BLOCK)
+		goto done;
+
+	if (claim_slot(net, hrt, &pool, err, errlen) != 0)
+		goto fail_in;
+	nsi_pool_addrs(&pool, (uint32_t)net->id, &net->host_in, &net->job_in);
+	if (nsi_nft_job_table(in.nf, net->host_in, cfg->ports, cfg->nports, err,
+		errlen) != 0)
+		goto fail_in;
+	inet_ntop(AF_INET, &net->host_in, net->host_addr,
+	    sizeof(net->host_addr));
+	inet_ntop(AF_INET, &net->job_in, net->job_addr, sizeof(net->job_addr));
+	snprintf(alias, sizeof(alias), "%s%ld", NSI_ALIAS_PREFIX,
+	    (long)getpid());
+	snprintf(net->table, sizeof(net->table), "%s%d_%ld", NSI_HOST_TABLE,
+	    net->id, (long)getpid());
+	if (nsi_link_index(hrt, net->host_if, &hidx, err, errlen) != 0 ||
+	    nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0 ||
+	    nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
+		errlen) != 0 ||
+	    nsi_link_index(in.rt, net->job_if, &jidx, err, errlen) != 0 ||
+	    nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
+		errlen) != 0 ||
+	    nsi_link_up(in.rt, jidx, net->job_if, err, errlen) != 0)
+		goto fail_in;
+	if (nsi_nft_host_table(hnf, net->table, net->host_if, net->host_in,
+		cfg->ports, cfg->nports, err, errlen) != 0)
+		goto fail_in;
+	net->have_table = true;
+done:
+	nsi_rt_close(in.rt);
+	nsi_nf_close(in.nf);
+	nsi_rt_close(hrt);
+	nsi_nf_close(hnf);
+	return net;
+
+fail_in:
+	nsi_rt_close(in.rt);
+	nsi_nf_close(in.nf);
+	if (in.nsfd >= 0)
+		close(in.nsfd);
+fail:
+	teardown(net, hrt, hnf);
+	nsi_rt_close(hrt);
+	nsi_nf_close(hnf);
+	free(net);
+	return NULL;
+}
+
+void
+ns_job_net_free(struct ns_job_net *net)
+{
+	if (net == NULL)
+		return;
+	teardown(net, NULL, NULL);
+	free(net);
+}
+
+int
+ns_job_net_fd(const struct ns_job_net *net)
+{
+	return net->nsfd;
+}
+
+int
+ns_job_net_enter(const struct ns_job_net *net, char *err, size_t errlen)
+{
+	if (setns(net->nsfd, CLONE_NEWNET) != 0)
+		return axg_seterr(err, errlen,
+		    "setns into the job's network namespace: %s",
+		    strerror(errno));
+	return 0;
+}
+
+enum ns_mode
+ns_job_net_mode(const struct ns_job_net *net)
+{
+	return net->mode;
+}
+
+int
+ns_job_net_id(const struct ns_job_net *net)
+{
+	return net->id;
+}
+
+const char *
+ns_job_net_host_addr(const struct ns_job_net *net)
+{
+	return net->host_addr;
+}
+
+const char *
+ns_job_net_job_addr(const struct ns_job_net *net)
+{
+	return net->job_addr;
+}
+
+const char *
+ns_job_net_host_ifname(const struct ns_job_net *net)
+{
+	return net->host_if;
+}
+
+const char *
+ns_job_net_job_ifname(const struct ns_job_net *net)
+{
+	return net->job_if;
+}
+
+const char *
+ns_job_net_host_table(const struct ns_job_net *net)
+{
+	return net->table;
+}
