@@ -1,7 +1,18 @@
 ## policy/: the Rego engine and the YAML policy loader.
 policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/axpolicy.h \
-	%reldir%/version.c
+	%reldir%/version.c \
+	%reldir%/value.h \
+	%reldir%/value-int.h \
+	%reldir%/value.c \
+	%reldir%/value-num.c \
+	%reldir%/value-json.c \
+	%reldir%/builtins.h \
+	%reldir%/builtins.c \
+	%reldir%/builtins-compare.c \
+	%reldir%/builtins-arith.c \
+	%reldir%/builtins-aggregates.c \
+	%reldir%/builtins-strings.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

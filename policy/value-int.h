@@ -1,0 +1,76 @@
+/*
+ * value-int.h: the layout of values, for the files of policy/ that need
+ * speed (value*.c, the evaluator).  Builtins use value.h only.
+ */
+#ifndef AXP_VALUE_INT_H
+#define AXP_VALUE_INT_H
+
+#include <openssl/bn.h>
+
+#include "policy/value.h"
+
+#define AXV_IMMORTAL UINT32_MAX
+
+struct axv {
+	uint32_t refs;
+	uint8_t kind;
+	uint8_t sub; /* bool: the value; number: enum axv_numkind */
+};
+
+enum axv_numkind {
+	AXV_NUM_INT = 0, /* i */
+	AXV_NUM_BIG,	 /* bn (never fits int64) */
+	AXV_NUM_FLOAT,	 /* d, text */
+};
+
+struct axv_num {
+	struct axv h;
+	int64_t i;
+	double d;
+	BIGNUM *bn;
+	char *text; /* decimal text of a float, or NULL */
+};
+
+struct axv_str {
+	struct axv h;
+	size_t len;
+	char s[];
+};
+
+struct axv_arr {
+	struct axv h;
+	size_t len, cap;
+	struct axv **e;
+};
+
+/* Objects and sets are kept sorted by axv_compare of the key. */
+struct axv_obj {
+	struct axv h;
+	size_t len, cap;
+	struct axv **k;
+	struct axv **v;
+};
+
+struct axv_set {
+	struct axv h;
+	size_t len, cap;
+	struct axv **e;
+};
+
+#define AXV_STR(v) ((const struct axv_str *)(v))
+#define AXV_ARR(v) ((const struct axv_arr *)(v))
+#define AXV_OBJ(v) ((const struct axv_obj *)(v))
+#define AXV_SET(v) ((const struct axv_set *)(v))
+#define AXV_NUM(v) ((const struct axv_num *)(v))
+
+void axv_num_free(struct axv_num *n);
+/* Binary search for key among sorted keys; returns index or -(pos+1). */
+ptrdiff_t axv_bsearch(struct axv *const *arr, size_t n, const struct axv *key);
+
+/* Decode a JSON string body (p is just after the opening quote) into b.
+ * 0 with *stop after the closing quote, or -1 with *stop at the problem and
+ * *why saying what it is. */
+int axv_json_unquote(const char *p, const char *end, struct axg_buf *b,
+    const char **stop, const char **why);
+
+#endif /* AXP_VALUE_INT_H */

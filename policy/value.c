@@ -1,0 +1,567 @@
+/* value.c: Rego values: references, constructors, composites, order. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/value-int.h"
+
+static struct axv v_null = { AXV_IMMORTAL, AXV_NULL, 0 };
+static struct axv v_false = { AXV_IMMORTAL, AXV_BOOL, 0 };
+static struct axv v_true = { AXV_IMMORTAL, AXV_BOOL, 1 };
+
+struct axv *
+axv_ref(struct axv *v)
+{
+	if (v != NULL && v->refs != AXV_IMMORTAL)
+		__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
+	return v;
+}
+
+static void
+axv_free(struct axv *v)
+{
+	size_t i;
+
+	switch (v->kind) {
+	case AXV_NUMBER:
+		axv_num_free((struct axv_num *)v);
+		return;
+	case AXV_ARRAY: {
+		struct axv_arr *a = (struct axv_arr *)v;
+		for (i = 0; i < a->len; i++)
+			axv_unref(a->e[i]);
+		free(a->e);
+		break;
+	}
+	case AXV_OBJECT: {
+		struct axv_obj *o = (struct axv_obj *)v;
+		for (i = 0; i < o->len; i++) {
+			axv_unref(o->k[i]);
+			axv_unref(o->v[i]);
+		}
+		free(o->k);
+		free(o->v);
+		break;
+	}
+	case AXV_SET: {
+		struct axv_set *s = (struct axv_set *)v;
+		for (i = 0; i < s->len; i++)
+			axv_unref(s->e[i]);
+		free(s->e);
+		break;
+	}
+	default:
+		break;
+	}
+	free(v);
+}
+
+void
+axv_unref(struct axv *v)
+{
+	if (v == NULL || v->refs == AXV_IMMORTAL)
+		return;
+	if (__atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		axv_free(v);
+}
+
+enum axv_kind
+axv_kind(const struct axv *v)
+{
+	return (enum axv_kind)v->kind;
+}
+
+const char *
+axv_kind_name(enum axv_kind k)
+{
+	static const char *const names[] = { "null", "boolean", "number",
+		"string", "array", "object", "set" };
+	return (unsigned)k < AXG_ARRAY_LEN(names) ? names[k] : "?";
+}
+
+const char *
+axv_type_name(const struct axv *v)
+{
+	return axv_kind_name((enum axv_kind)v->kind);
+}
+
+struct axv *
+axv_null(void)
+{
+	return &v_null;
+}
+
+struct axv *
+axv_bool(bool b)
+{
+	return b ? &v_true : &v_false;
+}
+
+bool
+axv_is_true(const struct axv *v)
+{
+	return v != NULL && v->kind == AXV_BOOL && v->sub;
+}
+
+bool
+axv_bool_get(const struct axv *v)
+{
+	return v->sub != 0;
+}
+
+/* ---- strings ---- */
+struct axv *
+axv_string(const char *s, size_t n)
+{
+	struct axv_str *v = axg_malloc(sizeof(*v) + n + 1);
+
+	v->h.refs = 1;
+	v->h.kind = AXV_STRING;
+	v->h.sub = 0;
+	v->len = n;
+	if (n > 0)
+		memcpy(v->s, s, n);
+	v->s[n] = '\0';
+	return &v->h;
+}
+
+struct axv *
+axv_cstr(const char *s)
+{
+	return axv_string(s, strlen(s));
+}
+
+struct axv *
+axv_string_own(char *s, size_t n)
+{
+	struct axv *v = axv_string(s, n);
+
+	free(s);
+	return v;
+}
+
+const char *
+axv_str(const struct axv *v)
+{
+	return AXV_STR(v)->s;
+}
+
+size_t
+axv_strlen(const struct axv *v)
+{
+	return AXV_STR(v)->len;
+}
+
+bool
+axv_str_eq(const struct axv *v, const char *s, size_t n)
+{
+	return v->kind == AXV_STRING && AXV_STR(v)->len == n &&
+	    memcmp(AXV_STR(v)->s, s, n) == 0;
+}
+
+/* ---- arrays ---- */
+struct axv *
+axv_array_new(size_t cap_hint)
+{
+	struct axv_arr *a = axg_calloc(1, sizeof(*a));
+
+	a->h.refs = 1;
+	a->h.kind = AXV_ARRAY;
+	if (cap_hint > 0) {
+		a->e = axg_reallocarray(NULL, cap_hint, sizeof(*a->e));
+		a->cap = cap_hint;
+	}
+	return &a->h;
+}
+
+void
+axv_array_push(struct axv *arr, struct axv *elem)
+{
+	struct axv_arr *a = (struct axv_arr *)arr;
+
+	if (a->len == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 4;
+		a->e = axg_reallocarray(a->e, a->cap, sizeof(*a->e));
+	}
+	a->e[a->len++] = elem;
+}
+
+size_t
+axv_array_len(const struct axv *v)
+{
+	return AXV_ARR(v)->len;
+}
+
+struct axv *
+axv_array_get(const struct axv *v, size_t i)
+{
+	return i < AXV_ARR(v)->len ? AXV_ARR(v)->e[i] : NULL;
+}
+
+/* ---- sorted composites ---- */
+ptrdiff_t
+axv_bsearch(struct axv *const *arr, size_t n, const struct axv *key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = axv_compare(arr[mid], key);
+		if (c == 0)
+			return (ptrdiff_t)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -(ptrdiff_t)lo - 1;
+}
+
+struct axv *
+axv_object_new(size_t cap_hint)
+{
+	struct axv_obj *o = axg_calloc(1, sizeof(*o));
+
+	o->h.refs = 1;
+	o->h.kind = AXV_OBJECT;
+	if (cap_hint > 0) {
+		o->k = axg_reallocarray(NULL, cap_hint, sizeof(*o->k));
+		o->v = axg_reallocarray(NULL, cap_hint, sizeof(*o->v));
+		o->cap = cap_hint;
+	}
+	return &o->h;
+}
+
+/* Find key's slot; *found says whether it is there. */
+static size_t
+obj_slot(const struct axv_obj *o, const struct axv *key, bool *found)
+{
+	ptrdiff_t r;
+
+	/* Fast path: keys often arrive in order. */
+	if (o->len == 0 || axv_compare(o->k[o->len - 1], key) < 0) {
+		*found = false;
+		return o->len;
+	}
+	r = axv_bsearch(o->k, o->len, key);
+	*found = r >= 0;
+	return r >= 0 ? (size_t)r : (size_t)(-r - 1);
+}
+
+static void
+obj_insert(struct axv_obj *o, size_t pos, struct axv *key, struct axv *val)
+{
+	if (o->len == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 4;
+		o->k = axg_reallocarray(o->k, o->cap, sizeof(*o->k));
+		o->v = axg_reallocarray(o->v, o->cap, sizeof(*o->v));
+	}
+	memmove(o->k + pos + 1, o->k + pos, (o->len - pos) * sizeof(*o->k));
+	memmove(o->v + pos + 1, o->v + pos, (o->len - pos) * sizeof(*o->v));
+	o->k[pos] = key;
+	o->v[pos] = val;
+	o->len++;
+}
+
+void
+axv_object_put(struct axv *obj, struct axv *key, struct axv *val)
+{
+	struct axv_obj *o = (struct axv_obj *)obj;
+	bool found;
+	size_t pos = obj_slot(o, key, &found);
+
+	if (found) {
+		axv_unref(key);
+		axv_unref(o->v[pos]);
+		o->v[pos] = val;
+		return;
+	}
+	obj_insert(o, pos, key, val);
+}
+
+bool
+axv_object_put_unique(struct axv *obj, struct axv *key, struct axv *val)
+{
+	struct axv_obj *o = (struct axv_obj *)obj;
+	bool found, same;
+	size_t pos = obj_slot(o, key, &found);
+
+	if (found) {
+		same = axv_equal(o->v[pos], val);
+		axv_unref(key);
+		axv_unref(val);
+		return same;
+	}
+	obj_insert(o, pos, key, val);
+	return true;
+}
+
+size_t
+axv_object_len(const struct axv *v)
+{
+	return AXV_OBJ(v)->len;
+}
+
+struct axv *
+axv_object_get(const struct axv *obj, const struct axv *key)
+{
+	const struct axv_obj *o = AXV_OBJ(obj);
+	ptrdiff_t r = axv_bsearch(o->k, o->len, key);
+
+	return r >= 0 ? o->v[r] : NULL;
+}
+
+struct axv *
+axv_object_gets(const struct axv *obj, const char *key)
+{
+	const struct axv_obj *o = AXV_OBJ(obj);
+	size_t n = strlen(key);
+	struct axv_str *tmp;
+	struct axv *r = NULL;
+	ptrdiff_t i;
+
+	tmp = axg_malloc(sizeof(*tmp) + n + 1);
+	tmp->h.refs = 1;
+	tmp->h.kind = AXV_STRING;
+	tmp->len = n;
+	memcpy(tmp->s, key, n + 1);
+	i = axv_bsearch(o->k, o->len, &tmp->h);
+	if (i >= 0)
+		r = o->v[i];
+	free(tmp);
+	return r;
+}
+
+struct axv *
+axv_object_key(const struct axv *v, size_t i)
+{
+	return AXV_OBJ(v)->k[i];
+}
+
+struct axv *
+axv_object_val(const struct axv *v, size_t i)
+{
+	return AXV_OBJ(v)->v[i];
+}
+
+struct axv *
+axv_set_new(size_t cap_hint)
+{
+	struct axv_set *s = axg_calloc(1, sizeof(*s));
+
+	s->h.refs = 1;
+	s->h.kind = AXV_SET;
+	if (cap_hint > 0) {
+		s->e = axg_reallocarray(NULL, cap_hint, sizeof(*s->e));
+		s->cap = cap_hint;
+	}
+	return &s->h;
+}
+
+void
+axv_set_add(struct axv *set, struct axv *elem)
+{
+	struct axv_set *s = (struct axv_set *)set;
+	ptrdiff_t r;
+	size_t pos;
+
+	if (s->len == 0 || axv_compare(s->e[s->len - 1], elem) < 0) {
+		pos = s->len;
+	} else {
+		r = axv_bsearch(s->e, s->len, elem);
+		if (r >= 0) {
+			axv_unref(elem);
+			return;
+		}
+		pos = (size_t)(-r - 1);
+	}
+	if (s->len == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 4;
+		s->e = axg_reallocarray(s->e, s->cap, sizeof(*s->e));
+	}
+	memmove(s->e + pos + 1, s->e + pos, (s->len - pos) * sizeof(*s->e));
+	s->e[pos] = elem;
+	s->len++;
+}
+
+size_t
+axv_set_len(const struct axv *v)
+{
+	return AXV_SET(v)->len;
+}
+
+struct axv *
+axv_set_at(const struct axv *v, size_t i)
+{
+	return AXV_SET(v)->e[i];
+}
+
+bool
+axv_set_contains(const struct axv *set, const struct axv *elem)
+{
+	return axv_bsearch(AXV_SET(set)->e, AXV_SET(set)->len, elem) >= 0;
+}
+
+int64_t
+axv_count(const struct axv *v)
+{
+	const unsigned char *p;
+	size_t i, n;
+	int64_t c = 0;
+
+	switch (v->kind) {
+	case AXV_ARRAY:
+		return (int64_t)AXV_ARR(v)->len;
+	case AXV_OBJECT:
+		return (int64_t)AXV_OBJ(v)->len;
+	case AXV_SET:
+		return (int64_t)AXV_SET(v)->len;
+	case AXV_STRING:
+		p = (const unsigned char *)AXV_STR(v)->s;
+		n = AXV_STR(v)->len;
+		for (i = 0; i < n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				c++;
+		return c;
+	default:
+		return -1;
+	}
+}
+
+/* ---- order ---- */
+static int
+cmp_size(size_t a, size_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+int
+axv_compare(const struct axv *a, const struct axv *b)
+{
+	size_t i, n;
+	int c;
+
+	if (a == b)
+		return 0;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	switch (a->kind) {
+	case AXV_NULL:
+		return 0;
+	case AXV_BOOL:
+		return (int)a->sub - (int)b->sub;
+	case AXV_NUMBER:
+		return axv_num_cmp(a, b);
+	case AXV_STRING: {
+		const struct axv_str *x = AXV_STR(a), *y = AXV_STR(b);
+		n = x->len < y->len ? x->len : y->len;
+		c = n ? memcmp(x->s, y->s, n) : 0;
+		if (c != 0)
+			return c < 0 ? -1 : 1;
+		return cmp_size(x->len, y->len);
+	}
+	case AXV_ARRAY: {
+		const struct axv_arr *x = AXV_ARR(a), *y = AXV_ARR(b);
+		n = x->len < y->len ? x->len : y->len;
+		for (i = 0; i < n; i++)
+			if ((c = axv_compare(x->e[i], y->e[i])) != 0)
+				return c;
+		return cmp_size(x->len, y->len);
+	}
+	case AXV_OBJECT: {
+		const struct axv_obj *x = AXV_OBJ(a), *y = AXV_OBJ(b);
+		n = x->len < y->len ? x->len : y->len;
+		for (i = 0; i < n; i++) {
+			if ((c = axv_compare(x->k[i], y->k[i])) != 0)
+				return c;
+			if ((c = axv_compare(x->v[i], y->v[i])) != 0)
+				return c;
+		}
+		return cmp_size(x->len, y->len);
+	}
+	case AXV_SET: {
+		const struct axv_set *x = AXV_SET(a), *y = AXV_SET(b);
+		n = x->len < y->len ? x->len : y->len;
+		for (i = 0; i < n; i++)
+			if ((c = axv_compare(x->e[i], y->e[i])) != 0)
+				return c;
+		return cmp_size(x->len, y->len);
+	}
+	}
+	return 0;
+}
+
+bool
+axv_equal(const struct axv *a, const struct axv *b)
+{
+	if (a == b)
+		return true;
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == AXV_STRING)
+		return AXV_STR(a)->len == AXV_STR(b)->len &&
+		    memcmp(AXV_STR(a)->s, AXV_STR(b)->s, AXV_STR(a)->len) == 0;
+	return axv_compare(a, b) == 0;
+}
+
+static uint64_t
+hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t
+hash_mix(uint64_t h, uint64_t x)
+{
+	h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+uint64_t
+axv_hash(const struct axv *v)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ v->kind;
+	size_t i;
+
+	switch (v->kind) {
+	case AXV_NULL:
+		return h;
+	case AXV_BOOL:
+		return hash_mix(h, v->sub);
+	case AXV_NUMBER: {
+		int64_t i64;
+		double d;
+		/* Equal numbers hash alike: integral values by their int64,
+		 * others by their double. */
+		if (axv_num_get_i64(v, &i64))
+			return hash_mix(h, (uint64_t)i64);
+		d = axv_num_get_double(v);
+		return hash_bytes(h, &d, sizeof(d));
+	}
+	case AXV_STRING:
+		return hash_bytes(h, AXV_STR(v)->s, AXV_STR(v)->len);
+	case AXV_ARRAY:
+		for (i = 0; i < AXV_ARR(v)->len; i++)
+			h = hash_mix(h, axv_hash(AXV_ARR(v)->e[i]));
+		return h;
+	case AXV_OBJECT:
+		for (i = 0; i < AXV_OBJ(v)->len; i++) {
+			h = hash_mix(h, axv_hash(AXV_OBJ(v)->k[i]));
+			h = hash_mix(h, axv_hash(AXV_OBJ(v)->v[i]));
+		}
+		return h;
+	case AXV_SET:
+		for (i = 0; i < AXV_SET(v)->len; i++)
+			h = hash_mix(h, axv_hash(AXV_SET(v)->e[i]));
+		return h;
+	}
+	return h;
+}
