@@ -14,6 +14,8 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/tap-summary.awk %reldir%/lib.sh
 
 include %reldir%/common.mk
 include %reldir%/cli.mk
+include %reldir%/policy.mk
+include %reldir%/proxy.mk
 include %reldir%/netns.mk
 
 ## Keep going to the summary; the awk still fails the run.
@@ -41,4 +43,3 @@ bench: $(bench_programs)
 		top_srcdir='$(abs_top_srcdir)' $(SHELL) $(srcdir)/$$b || exit 1; \
 	done
 .PHONY: bench
-include %reldir%/policy.mk
