@@ -22,3 +22,9 @@ policy_libaxpolicy_la_LDFLAGS = -version-info $(AXPOLICY_LT_VERSION) \
 include_HEADERS += %reldir%/axpolicy.h
 pkgconfig_DATA += %reldir%/libaxpolicy.pc
 EXTRA_DIST += %reldir%/libaxpolicy.pc.in
+
+## YAML policy files.
+policy_libaxpolicy_core_la_SOURCES += \
+	%reldir%/polfile.h \
+	%reldir%/polfile.c \
+	%reldir%/hostpat.c

@@ -15,6 +15,7 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/tap-summary.awk %reldir%/lib.sh
 include %reldir%/common.mk
 include %reldir%/cli.mk
 include %reldir%/policy.mk
+include %reldir%/polfile.mk
 include %reldir%/proxy.mk
 include %reldir%/netns.mk
 
