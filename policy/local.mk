@@ -28,3 +28,6 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/polfile.h \
 	%reldir%/polfile.c \
 	%reldir%/hostpat.c
+
+## The built-in Rego rules (compiled in once the engine loads modules).
+EXTRA_DIST += %reldir%/builtin/axgate.rego %reldir%/builtin/entry.rego

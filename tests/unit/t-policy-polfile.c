@@ -333,9 +333,36 @@ test_host_patterns(void)
 		    "host '%s' is refused", bad_hosts[i]);
 }
 
+/* Every shipped template loads. */
+static void
+test_templates(void)
+{
+	static const char *const names[] = { "default", "minimal",
+		"coding-agent", "claude-code", "codex", "gemini-cli",
+		"opencode" };
+	const char *top = getenv("top_srcdir");
+	struct axp_polfile_opts opts = { "/ws", "/tmp/t", "/home/u" };
+
+	if (top == NULL)
+		top = ".";
+	for (size_t i = 0; i < AXG_ARRAY_LEN(names); i++) {
+		struct axp_polfile_errors errs;
+		char *path =
+		    axg_asprintf("%s/contrib/policies/%s.yaml", top, names[i]);
+		struct axv *doc = axp_polfile_load(path, &opts, &errs, NULL);
+
+		ok(doc != NULL, "template %s loads", names[i]);
+		for (size_t k = 0; doc == NULL && k < errs.n; k++)
+			tap_diag("%s", errs.msg[k]);
+		axv_unref(doc);
+		free(path);
+	}
+}
+
 int
 main(void)
 {
+	test_templates();
 	test_good();
 	test_defaults();
 	test_bad();

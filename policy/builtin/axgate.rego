@@ -1,0 +1,162 @@
+# The built-in egress rules of axgate.
+#
+# A YAML policy file becomes data.axgate.policy (see axgate-policy(5)); these
+# rules judge requests against it.  The proxy asks the entry points in
+# package axgate (connect, address, http, inference); each answers an
+# object {"allow": bool, "rule": string, "reason": string}.
+#
+# User modules combine with these rules through two documents:
+#   data.axgate.deny.<entry>      a set of reasons; any reason denies (wins)
+#   data.axgate.override.<entry>  a decision object that replaces ours
+package axgate.builtin
+
+policy := data.axgate.policy
+
+mode := object.get(policy, ["network", "mode"], "proxy")
+
+# ---- helpers ----
+
+port_ok(ranges, port) if {
+	some r in ranges
+	r[0] <= port
+	port <= r[1]
+}
+
+# Index entries that name the host exactly or by a wildcard suffix.
+host_entries contains e if {
+	some e in policy.index.exact[input.host]
+}
+
+host_entries contains e if {
+	parts := split(input.host, ".")
+	some i in numbers.range(1, count(parts) - 1)
+	suffix := concat(".", array.slice(parts, i, count(parts)))
+	some e in policy.index.suffix[suffix]
+}
+
+host_entries contains e if {
+	is_ip(input.host)
+	some e in policy.index.cidr
+	net.cidr_contains(e.cidr, input.host)
+}
+
+is_ip(h) if regex.match(`^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$`, h)
+
+is_ip(h) if contains(h, ":")
+
+# A tunnel cannot be inspected, so an endpoint with HTTP rules never
+# allows CONNECT.
+connect_ok contains e.policy if {
+	some e in host_entries
+	port_ok(e.ports, input.port)
+	not e.rules
+}
+
+host_known contains e.policy if {
+	some e in host_entries
+}
+
+decision(allow, rule, reason) := {"allow": allow, "rule": rule, "reason": reason}
+
+# ---- data.axgate.connect ----
+
+connect := decision(true, "mode:allow", "network mode is allow: traffic is not gated") if {
+	mode == "allow"
+} else := decision(false, "mode:block", "network mode is block: no network access") if {
+	mode == "block"
+} else := decision(true, name, sprintf("%s:%d is allowed by policy %s", [input.host, input.port, name])) if {
+	count(connect_ok) > 0
+	name := min(connect_ok)
+} else := decision(false, name, sprintf("port %d of %s is not allowed (policy %s)", [input.port, input.host, name])) if {
+	count(host_known) > 0
+	name := min(host_known)
+} else := decision(false, "", sprintf("no policy allows %s", [input.host]))
+
+# ---- data.axgate.http ----
+
+rule_ok(rules) if {
+	some r in rules
+	r.allow.method in {"*", upper(input.method)}
+	glob.match(r.allow.path, ["/"], input.path)
+}
+
+http_ok contains e.policy if {
+	some e in host_entries
+	port_ok(e.ports, input.port)
+	not e.rules
+}
+
+http_ok contains e.policy if {
+	some e in host_entries
+	port_ok(e.ports, input.port)
+	rule_ok(e.rules)
+}
+
+http := decision(true, "mode:allow", "network mode is allow: traffic is not gated") if {
+	mode == "allow"
+} else := decision(false, "mode:block", "network mode is block: no network access") if {
+	mode == "block"
+} else := decision(true, name, sprintf("%s %s on %s is allowed by policy %s", [input.method, input.path, input.host, name])) if {
+	count(http_ok) > 0
+	name := min(http_ok)
+} else := decision(false, name, sprintf("%s %s on %s:%d is not allowed (policy %s)", [input.method, input.path, input.host, input.port, name])) if {
+	count(host_known) > 0
+	name := min(host_known)
+} else := decision(false, "", sprintf("no policy allows %s", [input.host]))
+
+# ---- data.axgate.address ----
+#
+# input: {host, port, addr}: may the proxy dial addr, resolved for host?
+# Special ranges are refused unless a CIDR endpoint names them.
+
+special := [
+	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8",
+	"169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24",
+	"192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
+	"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+	"::/128", "::1/128", "::ffff:0:0/96", "64:ff9b::/96", "100::/64",
+	"2001:db8::/32", "fc00::/7", "fe80::/10", "ff00::/8",
+]
+
+special_range contains c if {
+	some c in special
+	net.cidr_contains(c, input.addr)
+}
+
+named_by_cidr contains e.policy if {
+	some e in policy.index.cidr
+	net.cidr_contains(e.cidr, input.addr)
+	port_ok(e.ports, input.port)
+}
+
+address := decision(true, "mode:allow", "network mode is allow: traffic is not gated") if {
+	mode == "allow"
+} else := decision(true, name, sprintf("%s is in a range that policy %s names", [input.addr, name])) if {
+	count(named_by_cidr) > 0
+	name := min(named_by_cidr)
+} else := decision(false, "address", sprintf("%s resolves to %s, in the special range %s", [input.host, input.addr, c])) if {
+	count(special_range) > 0
+	c := min(special_range)
+} else := decision(true, "address", sprintf("%s is a public address", [input.addr]))
+
+# ---- data.axgate.inference ----
+#
+# input: {route, model, path, job, tokens}
+
+routes := object.get(policy, ["inference", "routes"], [])
+
+route_named contains r if {
+	some r in routes
+	r.name == input.route
+}
+
+inference := decision(false, "mode:block", "network mode is block: no network access") if {
+	mode == "block"
+} else := decision(false, "", sprintf("no inference route named %s", [input.route])) if {
+	count(route_named) == 0
+} else := decision(false, input.route, sprintf("route %s serves model %s, not %s", [input.route, r.model, input.model])) if {
+	some r in route_named
+	r.model
+	input.model != ""
+	r.model != input.model
+} else := decision(true, input.route, sprintf("route %s", [input.route]))
