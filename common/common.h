@@ -136,4 +136,39 @@ uint64_t axg_monotonic_ns(void); /* monotonic, ns */
 char *axg_read_file(const char *path, size_t limit, size_t *lenp, char *err,
     size_t errlen);
 
+/* ---- messages between axgate's processes (ipc.c) ----
+ *
+ * Over a SOCK_SEQPACKET pair: a header {type, length}, a payload of at most
+ * AXG_IPC_MAX_PAYLOAD bytes and at most one descriptor.  The receiver names,
+ * for each type it accepts, the payload's length bounds and whether a
+ * descriptor must come with it; anything else is refused. */
+#define AXG_IPC_MAX_PAYLOAD 16384u
+
+struct axg_ipc_bound {
+	uint32_t type;
+	size_t min_len, max_len;
+	bool with_fd;
+};
+
+struct axg_ipc_msg {
+	uint32_t type;
+	size_t len;
+	int fd; /* the descriptor that came with it, or -1; caller closes */
+	unsigned char data[AXG_IPC_MAX_PAYLOAD];
+};
+
+int axg_ipc_pair(int fds[2], char *err, size_t errlen);
+/* Send one message; fd < 0 for none (the descriptor stays open here). */
+int axg_ipc_send(int sock, uint32_t type, const void *data, size_t len, int fd,
+    char *err, size_t errlen);
+/* Receive one message: 0 on success, 1 when the peer closed, -1 on a
+ * refused or failed message (any descriptor that came is closed). */
+int axg_ipc_recv(int sock, const struct axg_ipc_bound *bounds, size_t nbounds,
+    struct axg_ipc_msg *out, char *err, size_t errlen);
+
+/* ---- service manager notification (sdnotify.c) ---- */
+/* Send state ("READY=1", "STOPPING=1", "RELOADING=1", "STATUS=...") to
+ * $NOTIFY_SOCKET; nothing when it is unset.  0 or -1 with a message. */
+int axg_sd_notify(const char *state, char *err, size_t errlen);
+
 #endif /* AXG_COMMON_H */

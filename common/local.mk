@@ -7,4 +7,6 @@ common_libaxcommon_la_SOURCES = \
 	%reldir%/xalloc.c \
 	%reldir%/log.c \
 	%reldir%/buf.c \
-	%reldir%/str.c
+	%reldir%/str.c \
+	%reldir%/ipc.c \
+	%reldir%/sdnotify.c
