@@ -16,3 +16,15 @@ dist_policies_DATA = \
 	%reldir%/policies/codex.yaml \
 	%reldir%/policies/gemini-cli.yaml \
 	%reldir%/policies/opencode.yaml
+
+## systemd unit (made from its .in with the configured paths) and logrotate.
+systemdunitdir = $(prefix)/lib/systemd/system
+systemdunit_DATA = contrib/systemd/axgate.service
+CLEANFILES += contrib/systemd/axgate.service
+EXTRA_DIST += %reldir%/systemd/axgate.service.in %reldir%/logrotate/axgate
+contrib/systemd/axgate.service: $(srcdir)/contrib/systemd/axgate.service.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) contrib/systemd && \
+	sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+		$(srcdir)/contrib/systemd/axgate.service.in > $@
+logrotatedir = $(sysconfdir)/logrotate.d
+dist_logrotate_DATA = %reldir%/logrotate/axgate
