@@ -17,3 +17,6 @@ tests_unit_t_audit_rotate_LDADD = libaxgate.la $(JANSSON_LIBS)
 EXTRA_PROGRAMS += tests/bench/bench-audit
 bench_programs += tests/bench/bench-audit
 CLEANFILES += tests/bench/bench-audit
+EXTRA_DIST += tests/unit/t-audit-helpers.h
+tests_unit_t_audit_syslog_LDADD = libaxgate.la $(JANSSON_LIBS)
+tests_unit_t_audit_overflow_LDADD = libaxgate.la $(JANSSON_LIBS)
