@@ -206,6 +206,11 @@ finish(struct ocsf_writer *w, struct ocsf_line *lines, size_t n, bool ok)
 		free(lines[i].data);
 	pthread_mutex_lock(&w->mu);
 	w->inflight = 0;
+	/* deny: the watermarks count what is not yet delivered, so a batch
+	 * stuck on a dead sink keeps accepting() false */
+	if (w->cfg.overflow == OCSF_OVERFLOW_DENY &&
+	    !atomic_load(&w->accepting) && w->count <= w->low)
+		atomic_store(&w->accepting, true);
 	if (ok)
 		w->written += n;
 	else
@@ -287,9 +292,6 @@ writer_main(void *arg)
 		}
 		w->count -= n;
 		w->inflight = n;
-		if (w->cfg.overflow == OCSF_OVERFLOW_DENY &&
-		    !atomic_load(&w->accepting) && w->count <= w->low)
-			atomic_store(&w->accepting, true);
 		pthread_cond_broadcast(&w->cv_room);
 		pthread_mutex_unlock(&w->mu);
 
@@ -336,7 +338,8 @@ submit(struct ocsf_writer *w, struct axg_buf *b, const struct ocsf_meta *m)
 	slot->data = axg_buf_steal(b, &slot->len);
 	w->count++;
 	w->enq_seq++;
-	if (w->cfg.overflow == OCSF_OVERFLOW_DENY && w->count >= w->high)
+	if (w->cfg.overflow == OCSF_OVERFLOW_DENY &&
+	    w->count + w->inflight >= w->high)
 		atomic_store(&w->accepting, false);
 	pthread_cond_signal(&w->cv_work);
 out:
