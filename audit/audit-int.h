@@ -50,42 +50,133 @@ jw_sep(struct jw *w)
 		jw_raw(w, ",", 1);
 }
 
-/* ,"key": */
+/* ,"key": in one go (keys are literals: strlen folds) */
 static inline void
 jw_key(struct jw *w, const char *key)
 {
 	size_t n = strlen(key);
+	struct axg_buf *b;
+	char *p;
 
-	jw_sep(w);
-	jw_reserve(w, n + 3);
-	w->b->data[w->b->len++] = '"';
-	memcpy(w->b->data + w->b->len, key, n);
-	w->b->len += n;
-	w->b->data[w->b->len++] = '"';
-	w->b->data[w->b->len++] = ':';
-	w->b->data[w->b->len] = '\0';
+	jw_reserve(w, n + 4);
+	b = w->b;
+	p = b->data + b->len;
+	if (b->len != 0 && p[-1] != '{' && p[-1] != '[')
+		*p++ = ',';
+	*p++ = '"';
+	memcpy(p, key, n);
+	p += n;
+	*p++ = '"';
+	*p++ = ':';
+	*p = '\0';
+	b->len = (size_t)(p - b->data);
 }
 
-void jw_obj(struct jw *w, const char *key); /* key NULL: a bare '{' */
-void jw_end(struct jw *w);		    /* '}' */
-void jw_arr(struct jw *w, const char *key);
-void jw_arr_end(struct jw *w);
+/* Append escaped s[0..n) to the current string value (json.c). */
+bool jw__str_add(struct jw *w, const unsigned char *s, size_t n);
+/* Write the decimal digits of v into out (>= 21 bytes); returns length. */
+size_t jw_fmt_u64(char *out, uint64_t v);
+
+static inline void
+jw_obj(struct jw *w, const char *key) /* key NULL: a bare '{' */
+{
+	if (key != NULL)
+		jw_key(w, key);
+	else
+		jw_sep(w);
+	JW_LIT(w, "{");
+}
+
+static inline void
+jw_end(struct jw *w)
+{
+	JW_LIT(w, "}");
+}
+
+static inline void
+jw_arr(struct jw *w, const char *key)
+{
+	jw_key(w, key);
+	JW_LIT(w, "[");
+}
+
+static inline void
+jw_arr_end(struct jw *w)
+{
+	JW_LIT(w, "]");
+}
+
+/* A string value built from parts: begin, add..., end. */
+static inline void
+jw_sbegin(struct jw *w, const char *key)
+{
+	if (key != NULL)
+		jw_key(w, key);
+	else
+		jw_sep(w);
+	JW_LIT(w, "\"");
+	w->str_used = 0;
+	w->str_cut = false;
+}
+
+static inline void
+jw_sadd(struct jw *w, const void *s, size_t n)
+{
+	(void)jw__str_add(w, s, n);
+}
+
+static inline void
+jw_sadds(struct jw *w, const char *s)
+{
+	if (s != NULL)
+		(void)jw__str_add(w, (const unsigned char *)s, strlen(s));
+}
+
+static inline void
+jw_saddu(struct jw *w, uint64_t v)
+{
+	char tmp[24];
+
+	(void)jw__str_add(w, (const unsigned char *)tmp, jw_fmt_u64(tmp, v));
+}
+
+static inline void
+jw_send(struct jw *w)
+{
+	if (w->str_cut)
+		JW_LIT(w, OCSF_TRUNC_MARKER);
+	JW_LIT(w, "\"");
+}
+
 /* Members; NULL strings are skipped. */
-void jw_str(struct jw *w, const char *key, const char *s);
-void jw_strn(struct jw *w, const char *key, const void *s, size_t n);
-void jw_u64(struct jw *w, const char *key, uint64_t v);
+static inline void
+jw_strn(struct jw *w, const char *key, const void *s, size_t n)
+{
+	jw_sbegin(w, key);
+	(void)jw__str_add(w, s, n);
+	jw_send(w);
+}
+
+static inline void
+jw_str(struct jw *w, const char *key, const char *s)
+{
+	if (s != NULL)
+		jw_strn(w, key, s, strlen(s));
+}
+
+static inline void
+jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	char tmp[24];
+
+	jw_key(w, key);
+	jw_raw(w, tmp, jw_fmt_u64(tmp, v));
+}
+
 void jw_i64(struct jw *w, const char *key, int64_t v);
 void jw_bool(struct jw *w, const char *key, bool v);
 /* An array element string. */
 void jw_elem_str(struct jw *w, const char *s);
-/* A string value built from parts: begin, add..., end. */
-void jw_sbegin(struct jw *w, const char *key);
-void jw_sadd(struct jw *w, const void *s, size_t n);
-void jw_sadds(struct jw *w, const char *s);
-void jw_saddu(struct jw *w, uint64_t v);
-void jw_send(struct jw *w);
-/* Write the decimal digits of v into out (>= 21 bytes); returns length. */
-size_t jw_fmt_u64(char *out, uint64_t v);
 
 /* ---- events ---- */
 

@@ -215,19 +215,21 @@ nonempty(const char *s)
 bool
 ocsf_endpoint_empty(const struct ocsf_endpoint *e)
 {
-	return !nonempty(e->hostname) && !ocsf_ip_valid(e->ip) &&
-	    !nonempty(e->uid);
+	return !nonempty(e->hostname) && !nonempty(e->uid) &&
+	    !ocsf_ip_valid(e->ip);
 }
 
 void
 ocsf_put_endpoint(struct jw *w, const char *key, const struct ocsf_endpoint *e)
 {
-	if (ocsf_endpoint_empty(e))
+	bool ip = ocsf_ip_valid(e->ip);
+
+	if (!ip && !nonempty(e->hostname) && !nonempty(e->uid))
 		return;
 	jw_obj(w, key);
 	if (nonempty(e->hostname))
 		jw_str(w, "hostname", e->hostname);
-	if (ocsf_ip_valid(e->ip))
+	if (ip)
 		jw_str(w, "ip", e->ip);
 	if (e->port != 0 && e->port <= 65535)
 		jw_u64(w, "port", e->port);

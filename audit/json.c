@@ -313,8 +313,8 @@ utf8_seq(const unsigned char *s, size_t n)
 
 /* Append escaped s[0..n) to the current string value, within the budget.
  * Returns false once the value is cut. */
-static bool
-str_add(struct jw *w, const unsigned char *s, size_t n)
+bool
+jw__str_add(struct jw *w, const unsigned char *s, size_t n)
 {
 	struct axg_buf *b = w->b;
 	size_t i = 0;
@@ -429,62 +429,6 @@ str_add(struct jw *w, const unsigned char *s, size_t n)
 }
 
 void
-jw_sbegin(struct jw *w, const char *key)
-{
-	if (key != NULL)
-		jw_key(w, key);
-	else
-		jw_sep(w);
-	JW_LIT(w, "\"");
-	w->str_used = 0;
-	w->str_cut = false;
-}
-
-void
-jw_sadd(struct jw *w, const void *s, size_t n)
-{
-	(void)str_add(w, s, n);
-}
-
-void
-jw_sadds(struct jw *w, const char *s)
-{
-	if (s != NULL)
-		(void)str_add(w, (const unsigned char *)s, strlen(s));
-}
-
-void
-jw_saddu(struct jw *w, uint64_t v)
-{
-	char tmp[24];
-
-	(void)str_add(w, (const unsigned char *)tmp, jw_fmt_u64(tmp, v));
-}
-
-void
-jw_send(struct jw *w)
-{
-	if (w->str_cut)
-		JW_LIT(w, OCSF_TRUNC_MARKER);
-	JW_LIT(w, "\"");
-}
-
-void
-jw_strn(struct jw *w, const char *key, const void *s, size_t n)
-{
-	jw_sbegin(w, key);
-	(void)str_add(w, s, n);
-	jw_send(w);
-}
-
-void
-jw_str(struct jw *w, const char *key, const char *s)
-{
-	if (s != NULL)
-		jw_strn(w, key, s, strlen(s));
-}
-
-void
 jw_elem_str(struct jw *w, const char *s)
 {
 	jw_sbegin(w, NULL);
@@ -506,15 +450,6 @@ jw_fmt_u64(char *out, uint64_t v)
 		out[k] = tmp[n - 1 - k];
 	out[n] = '\0';
 	return n;
-}
-
-void
-jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	char tmp[24];
-
-	jw_key(w, key);
-	jw_raw(w, tmp, jw_fmt_u64(tmp, v));
 }
 
 void
@@ -541,35 +476,6 @@ jw_bool(struct jw *w, const char *key, bool v)
 		JW_LIT(w, "false");
 }
 
-void
-jw_obj(struct jw *w, const char *key)
-{
-	if (key != NULL)
-		jw_key(w, key);
-	else
-		jw_sep(w);
-	JW_LIT(w, "{");
-}
-
-void
-jw_end(struct jw *w)
-{
-	JW_LIT(w, "}");
-}
-
-void
-jw_arr(struct jw *w, const char *key)
-{
-	jw_key(w, key);
-	JW_LIT(w, "[");
-}
-
-void
-jw_arr_end(struct jw *w)
-{
-	JW_LIT(w, "]");
-}
-
 bool
 ocsf_json_string(struct axg_buf *out, const void *s, size_t n)
 {
@@ -578,7 +484,7 @@ ocsf_json_string(struct axg_buf *out, const void *s, size_t n)
 	JW_LIT(&w, "\"");
 	w.str_used = 0;
 	w.str_cut = false;
-	(void)str_add(&w, s, n);
+	(void)jw__str_add(&w, s, n);
 	jw_send(&w);
 	return w.truncated;
 }

@@ -25,6 +25,7 @@
 #define BACKOFF_MIN_MS	  20
 #define BACKOFF_MAX_MS	  1000
 #define DROP_REPORT_EVERY 1000 /* ms between drop reports under load */
+#define LINGER_MS	  2    /* a short batch waits this long for more */
 
 struct sink_state {
 	struct ocsf_sink *sink;
@@ -56,8 +57,11 @@ struct ocsf_writer {
 	bool stopping;
 	uint64_t stop_deadline_ms;
 	bool reopen_req;
-	uint64_t enq_seq;  /* lines ever queued */
-	uint64_t done_seq; /* lines ever finished (written or lost) */
+	bool writer_waiting; /* in cond_wait: producers must signal */
+	bool lingering;	     /* waiting for a fuller batch */
+	int flushers;	     /* ocsf_writer_flush() callers waiting */
+	uint64_t enq_seq;    /* lines ever queued */
+	uint64_t done_seq;   /* lines ever finished (written or lost) */
 	uint64_t submitted, written, dropped, lost, invalid, reopens;
 	uint64_t dropped_reported;
 	uint64_t last_drop_report_ms;
@@ -268,8 +272,23 @@ writer_main(void *arg)
 		bool ok;
 
 		while (w->count == 0 && !w->stopping && !w->reopen_req &&
-		    w->dropped <= w->dropped_reported)
+		    w->dropped <= w->dropped_reported) {
+			w->writer_waiting = true;
 			pthread_cond_wait(&w->cv_work, &w->mu);
+			w->writer_waiting = false;
+		}
+		/* A few lines only: wait a moment for more, so that a steady
+		 * trickle costs one wake-up and one write() per batch, not
+		 * per line.  Never when someone waits for the lines. */
+		if (w->count < BATCH && w->count > 0 && !w->stopping &&
+		    !w->reopen_req && w->flushers == 0) {
+			struct timespec ts;
+
+			abstime_in(&ts, LINGER_MS);
+			w->writer_waiting = w->lingering = true;
+			pthread_cond_timedwait(&w->cv_work, &w->mu, &ts);
+			w->writer_waiting = w->lingering = false;
+		}
 		if (w->reopen_req) {
 			w->reopen_req = false;
 			w->reopens++;
@@ -336,12 +355,18 @@ submit(struct ocsf_writer *w, struct axg_buf *b, const struct ocsf_meta *m)
 	slot = &w->ring[(w->head + w->count) % w->cap];
 	slot->meta = *m;
 	slot->data = axg_buf_steal(b, &slot->len);
+	/* give back the slack of the 2000-byte first guess (in place) */
+	slot->data = axg_realloc(slot->data, slot->len + 1);
 	w->count++;
 	w->enq_seq++;
 	if (w->cfg.overflow == OCSF_OVERFLOW_DENY &&
 	    w->count + w->inflight >= w->high)
 		atomic_store(&w->accepting, false);
-	pthread_cond_signal(&w->cv_work);
+	/* wake the writer only if it sleeps, and while it lingers only
+	 * once a batch is full (or the queue nearly is) */
+	if (w->writer_waiting &&
+	    (!w->lingering || w->count >= BATCH || w->count >= w->cap / 2))
+		pthread_cond_signal(&w->cv_work);
 out:
 	pthread_mutex_unlock(&w->mu);
 	axg_buf_free(b);
@@ -413,6 +438,8 @@ ocsf_writer_flush(struct ocsf_writer *w, unsigned timeout_ms)
 	abstime_in(&ts, timeout_ms);
 	pthread_mutex_lock(&w->mu);
 	target = w->enq_seq;
+	w->flushers++;
+	pthread_cond_signal(&w->cv_work);
 	while (w->done_seq < target) {
 		if (pthread_cond_timedwait(&w->cv_done, &w->mu, &ts) ==
 		    ETIMEDOUT) {
@@ -420,6 +447,7 @@ ocsf_writer_flush(struct ocsf_writer *w, unsigned timeout_ms)
 			break;
 		}
 	}
+	w->flushers--;
 	pthread_mutex_unlock(&w->mu);
 	return rc;
 }
