@@ -1,0 +1,574 @@
+/*
+ * writer.c: the bounded queue between the producers (the proxy's event
+ * loop, the launcher) and the one thread that does all the audit I/O.
+ *
+ * Producers serialise the event themselves (no I/O, no lock) and take the
+ * mutex only to push a pointer into the ring.  The writer takes up to
+ * BATCH lines at once, releases the lock, and pushes the batch to every
+ * sink; a batch is done when every sink has all of it.  A sink that fails
+ * keeps the batch: it is retried with backoff, the queue fills behind it,
+ * and the overflow policy decides what producers see.  So a line is never
+ * lost while the writer runs, and never written twice to a file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "audit/audit-int.h"
+
+#define BATCH		  256
+#define BACKOFF_MIN_MS	  20
+#define BACKOFF_MAX_MS	  1000
+#define DROP_REPORT_EVERY 1000 /* ms between drop reports under load */
+#define LINGER_MS	  2    /* a short batch waits this long for more */
+
+struct sink_state {
+	struct ocsf_sink *sink;
+	bool done;		 /* has the whole current batch */
+	bool failing;		 /* last attempt failed */
+	uint64_t last_report_ms; /* 0: never reported */
+	uint64_t fails_since;	 /* failures since the last report */
+};
+
+struct ocsf_writer {
+	struct ocsf_config cfg;
+	struct ocsf_origin origin;
+	char *origin_strs[5];
+	struct sink_state sinks[OCSF_MAX_SINKS];
+	size_t nsinks;
+
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work; /* the writer: lines, reopen, stop */
+	pthread_cond_t cv_room; /* producers under block */
+	pthread_cond_t cv_done; /* flush */
+
+	/* all below under mu */
+	struct ocsf_line *ring;
+	size_t cap, head, count;
+	size_t inflight;
+	size_t high, low; /* deny watermarks */
+	bool stopping;
+	uint64_t stop_deadline_ms;
+	bool reopen_req;
+	bool writer_waiting; /* in cond_wait: producers must signal */
+	bool lingering;	     /* waiting for a fuller batch */
+	int flushers;	     /* ocsf_writer_flush() callers waiting */
+	uint64_t enq_seq;    /* lines ever queued */
+	uint64_t done_seq;   /* lines ever finished (written or lost) */
+	uint64_t submitted, written, dropped, lost, invalid, reopens;
+	uint64_t dropped_reported;
+	uint64_t last_drop_report_ms;
+	bool invalid_warned;
+
+	atomic_bool accepting;
+	atomic_uint_fast64_t sink_errors;
+};
+
+static void
+abstime_in(struct timespec *ts, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static uint64_t
+mono_ms(void)
+{
+	return axg_monotonic_ns() / 1000000;
+}
+
+/* ---- the writer thread ---- */
+
+static void
+do_reopen(struct ocsf_writer *w)
+{
+	char err[256];
+
+	for (size_t i = 0; i < w->nsinks; i++) {
+		if (ocsf_sink_reopen(w->sinks[i].sink, err, sizeof(err)) < 0) {
+			atomic_fetch_add(&w->sink_errors, 1);
+			axg_warn("audit: %s: reopen failed: %s; still writing "
+				 "to the old file",
+			    ocsf_sink_name(w->sinks[i].sink), err);
+		}
+	}
+}
+
+static void
+sink_failed(struct ocsf_writer *w, struct sink_state *st, const char *err)
+{
+	uint64_t now = mono_ms();
+
+	atomic_fetch_add(&w->sink_errors, 1);
+	st->failing = true;
+	st->fails_since++;
+	if (st->last_report_ms == 0 ||
+	    now - st->last_report_ms >= w->cfg.error_interval_ms) {
+		axg_warn("audit: %s: %s (%llu failure%s since the last "
+			 "report); retrying",
+		    ocsf_sink_name(st->sink), err,
+		    (unsigned long long)st->fails_since,
+		    st->fails_since == 1 ? "" : "s");
+		st->last_report_ms = now;
+		st->fails_since = 0;
+	}
+}
+
+/* Push one batch to every sink.  true when all have it; false when the
+ * writer is stopping, its drain deadline has passed and some sink still
+ * lacks it. */
+static bool
+deliver(struct ocsf_writer *w, struct ocsf_line *lines, size_t n,
+    struct axg_buf *plain)
+{
+	struct ocsf_batch b = { .lines = lines, .n = n };
+	unsigned backoff = BACKOFF_MIN_MS;
+	char err[256];
+	bool ok = false;
+
+	b.plain = *plain;
+	for (size_t i = 0; i < w->nsinks; i++) {
+		w->sinks[i].done = false;
+		ocsf_sink_begin(w->sinks[i].sink);
+	}
+	for (;;) {
+		bool all = true, failed = false, reopen, give_up;
+
+		for (size_t i = 0; i < w->nsinks; i++) {
+			struct sink_state *st = &w->sinks[i];
+			int rc;
+
+			if (st->done)
+				continue;
+			rc = ocsf_sink_write(st->sink, &b, w->cfg.fsync, err,
+			    sizeof(err));
+			if (rc == 0) {
+				st->done = true;
+				if (st->failing) {
+					axg_info("audit: %s: writing again",
+					    ocsf_sink_name(st->sink));
+					st->failing = false;
+					st->fails_since = 0;
+				}
+				continue;
+			}
+			all = false;
+			if (rc < 0) {
+				failed = true;
+				sink_failed(w, st, err);
+			}
+		}
+		if (all) {
+			ok = true;
+			break;
+		}
+		pthread_mutex_lock(&w->mu);
+		give_up = w->stopping && mono_ms() >= w->stop_deadline_ms;
+		if (failed && !give_up && !w->reopen_req && !w->stopping) {
+			struct timespec ts;
+
+			abstime_in(&ts, backoff);
+			pthread_cond_timedwait(&w->cv_work, &w->mu, &ts);
+			backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
+							       : backoff * 2;
+		} else if (failed && w->stopping && !give_up) {
+			struct timespec ts;
+
+			abstime_in(&ts, BACKOFF_MIN_MS);
+			pthread_cond_timedwait(&w->cv_work, &w->mu, &ts);
+		}
+		reopen = w->reopen_req;
+		w->reopen_req = false;
+		if (reopen)
+			w->reopens++;
+		pthread_mutex_unlock(&w->mu);
+		if (give_up)
+			break;
+		if (reopen)
+			do_reopen(w);
+	}
+	*plain = b.plain;
+	return ok;
+}
+
+static void
+finish(struct ocsf_writer *w, struct ocsf_line *lines, size_t n, bool ok)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i].data);
+	pthread_mutex_lock(&w->mu);
+	w->inflight = 0;
+	/* deny: the watermarks count what is not yet delivered, so a batch
+	 * stuck on a dead sink keeps accepting() false */
+	if (w->cfg.overflow == OCSF_OVERFLOW_DENY &&
+	    !atomic_load(&w->accepting) && w->count <= w->low)
+		atomic_store(&w->accepting, true);
+	if (ok)
+		w->written += n;
+	else
+		w->lost += n;
+	w->done_seq += n;
+	pthread_cond_broadcast(&w->cv_done);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Called with mu held; may drop and retake it. */
+static void
+maybe_report_drops(struct ocsf_writer *w, struct axg_buf *plain, bool force)
+{
+	struct ocsf_line l;
+	struct axg_buf b;
+	uint64_t now = mono_ms(), delta, total;
+	bool ok;
+
+	if (w->dropped <= w->dropped_reported)
+		return;
+	if (!force && w->count != 0 &&
+	    now - w->last_drop_report_ms < DROP_REPORT_EVERY)
+		return;
+	delta = w->dropped - w->dropped_reported;
+	total = w->dropped;
+	w->dropped_reported = w->dropped;
+	w->last_drop_report_ms = now;
+	pthread_mutex_unlock(&w->mu);
+
+	axg_buf_init(&b, 0);
+	ocsf__drop_report(&b, &w->origin, delta, total, &l.meta);
+	l.data = axg_buf_steal(&b, &l.len);
+	axg_warn("audit: %llu events dropped (queue full, policy %s)",
+	    (unsigned long long)delta, ocsf_overflow_name(w->cfg.overflow));
+	ok = deliver(w, &l, 1, plain);
+	free(l.data);
+	pthread_mutex_lock(&w->mu);
+	if (ok)
+		w->written++;
+	else
+		w->lost++;
+}
+
+static void *
+writer_main(void *arg)
+{
+	struct ocsf_writer *w = arg;
+	struct ocsf_line *batch = axg_calloc(BATCH, sizeof(*batch));
+	struct axg_buf plain;
+
+	axg_buf_init(&plain, 0);
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		size_t n;
+		bool ok;
+
+		while (w->count == 0 && !w->stopping && !w->reopen_req &&
+		    w->dropped <= w->dropped_reported) {
+			w->writer_waiting = true;
+			pthread_cond_wait(&w->cv_work, &w->mu);
+			w->writer_waiting = false;
+		}
+		/* A few lines only: wait a moment for more, so that a steady
+		 * trickle costs one wake-up and one write() per batch, not
+		 * per line.  Never when someone waits for the lines. */
+		if (w->count < BATCH && w->count > 0 && !w->stopping &&
+		    !w->reopen_req && w->flushers == 0) {
+			struct timespec ts;
+
+			abstime_in(&ts, LINGER_MS);
+			w->writer_waiting = w->lingering = true;
+			pthread_cond_timedwait(&w->cv_work, &w->mu, &ts);
+			w->writer_waiting = w->lingering = false;
+		}
+		if (w->reopen_req) {
+			w->reopen_req = false;
+			w->reopens++;
+			pthread_mutex_unlock(&w->mu);
+			do_reopen(w);
+			pthread_mutex_lock(&w->mu);
+			continue;
+		}
+		maybe_report_drops(w, &plain, w->stopping);
+		if (w->count == 0) {
+			if (w->stopping)
+				break;
+			continue;
+		}
+		n = w->count < BATCH ? w->count : BATCH;
+		for (size_t i = 0; i < n; i++) {
+			batch[i] = w->ring[w->head];
+			w->ring[w->head].data = NULL;
+			w->head = (w->head + 1) % w->cap;
+		}
+		w->count -= n;
+		w->inflight = n;
+		pthread_cond_broadcast(&w->cv_room);
+		pthread_mutex_unlock(&w->mu);
+
+		axg_buf_reset(&plain);
+		ok = deliver(w, batch, n, &plain);
+		finish(w, batch, n, ok);
+		pthread_mutex_lock(&w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+	axg_buf_free(&plain);
+	free(batch);
+	return NULL;
+}
+
+/* ---- the producer side ---- */
+
+static int
+submit(struct ocsf_writer *w, struct axg_buf *b, const struct ocsf_meta *m)
+{
+	struct ocsf_line *slot;
+	int rc = OCSF_QUEUED;
+
+	pthread_mutex_lock(&w->mu);
+	if (w->stopping) {
+		rc = OCSF_ERROR;
+		goto out;
+	}
+	w->submitted++;
+	if (w->count == w->cap) {
+		if (w->cfg.overflow != OCSF_OVERFLOW_BLOCK) {
+			w->dropped++;
+			rc = OCSF_DROPPED;
+			goto out;
+		}
+		while (w->count == w->cap && !w->stopping)
+			pthread_cond_wait(&w->cv_room, &w->mu);
+		if (w->stopping) {
+			rc = OCSF_ERROR;
+			goto out;
+		}
+	}
+	slot = &w->ring[(w->head + w->count) % w->cap];
+	slot->meta = *m;
+	slot->data = axg_buf_steal(b, &slot->len);
+	/* give back the slack of the 2000-byte first guess (in place) */
+	slot->data = axg_realloc(slot->data, slot->len + 1);
+	w->count++;
+	w->enq_seq++;
+	if (w->cfg.overflow == OCSF_OVERFLOW_DENY &&
+	    w->count + w->inflight >= w->high)
+		atomic_store(&w->accepting, false);
+	/* wake the writer only if it sleeps, and while it lingers only
+	 * once a batch is full (or the queue nearly is) */
+	if (w->writer_waiting &&
+	    (!w->lingering || w->count >= BATCH || w->count >= w->cap / 2))
+		pthread_cond_signal(&w->cv_work);
+out:
+	pthread_mutex_unlock(&w->mu);
+	axg_buf_free(b);
+	return rc;
+}
+
+static int
+emit_failed(struct ocsf_writer *w, struct axg_buf *b, const char *err)
+{
+	bool warn;
+
+	axg_buf_free(b);
+	pthread_mutex_lock(&w->mu);
+	w->invalid++;
+	warn = !w->invalid_warned;
+	w->invalid_warned = true;
+	pthread_mutex_unlock(&w->mu);
+	if (warn)
+		axg_warn("audit: event not written: %s", err);
+	return OCSF_ERROR;
+}
+
+/* Lines are about 1 to 1.5 KB: one allocation that the queue then owns. */
+#define EMIT(kind, type)                                                       \
+	int ocsf_emit_##kind(struct ocsf_writer *w, const struct type *ev)     \
+	{                                                                      \
+		struct axg_buf b;                                              \
+		struct ocsf_meta m;                                            \
+		char err[200];                                                 \
+                                                                               \
+		axg_buf_init(&b, 0);                                           \
+		(void)axg_buf_reserve(&b, 2000);                               \
+		if (ocsf__##kind(&b, &w->origin, ev, &m, err, sizeof(err)) <   \
+		    0)                                                         \
+			return emit_failed(w, &b, err);                        \
+		return submit(w, &b, &m);                                      \
+	}
+
+EMIT(net, ocsf_net_event)
+EMIT(http, ocsf_http_event)
+EMIT(finding, ocsf_finding_event)
+EMIT(process, ocsf_process_event)
+EMIT(api, ocsf_api_event)
+EMIT(policy, ocsf_policy_event)
+EMIT(app, ocsf_app_event)
+
+bool
+ocsf_writer_accepting(struct ocsf_writer *w)
+{
+	return atomic_load_explicit(&w->accepting, memory_order_relaxed);
+}
+
+void
+ocsf_writer_reopen(struct ocsf_writer *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->reopen_req = true;
+	pthread_cond_signal(&w->cv_work);
+	pthread_mutex_unlock(&w->mu);
+}
+
+int
+ocsf_writer_flush(struct ocsf_writer *w, unsigned timeout_ms)
+{
+	struct timespec ts;
+	uint64_t target;
+	int rc = 0;
+
+	abstime_in(&ts, timeout_ms);
+	pthread_mutex_lock(&w->mu);
+	target = w->enq_seq;
+	w->flushers++;
+	pthread_cond_signal(&w->cv_work);
+	while (w->done_seq < target) {
+		if (pthread_cond_timedwait(&w->cv_done, &w->mu, &ts) ==
+		    ETIMEDOUT) {
+			rc = w->done_seq < target ? -1 : 0;
+			break;
+		}
+	}
+	w->flushers--;
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
+void
+ocsf_writer_stats(struct ocsf_writer *w, struct ocsf_stats *out)
+{
+	pthread_mutex_lock(&w->mu);
+	out->submitted = w->submitted;
+	out->written = w->written;
+	out->dropped = w->dropped;
+	out->lost = w->lost;
+	out->invalid = w->invalid;
+	out->reopens = w->reopens;
+	out->queued = w->count + w->inflight;
+	out->capacity = w->cap;
+	pthread_mutex_unlock(&w->mu);
+	out->sink_errors = atomic_load(&w->sink_errors);
+	out->accepting = atomic_load(&w->accepting);
+}
+
+/* ---- life cycle ---- */
+
+static const char *
+keep(struct ocsf_writer *w, size_t i, const char *s)
+{
+	if (s == NULL)
+		return NULL;
+	w->origin_strs[i] = axg_strdup(s);
+	return w->origin_strs[i];
+}
+
+struct ocsf_writer *
+ocsf_writer_new(const struct ocsf_config *c, const struct ocsf_origin *o,
+    char *err, size_t errlen)
+{
+	struct ocsf_writer *w = axg_calloc(1, sizeof(*w));
+	pthread_condattr_t ca;
+	struct ocsf_origin def;
+
+	w->cfg = *c;
+	if (w->cfg.queue_size < 4 || w->cfg.queue_size > (1u << 24)) {
+		axg_seterr(err, errlen,
+		    "audit queue size %zu: expected 4 .. 16777216",
+		    c->queue_size);
+		free(w);
+		return NULL;
+	}
+	if (w->cfg.nsinks > OCSF_MAX_SINKS)
+		w->cfg.nsinks = OCSF_MAX_SINKS;
+	if (o == NULL) {
+		ocsf_origin_default(&def);
+		o = &def;
+	}
+	w->origin = *o;
+	w->origin.device_hostname = keep(w, 0, o->device_hostname);
+	w->origin.device_ip = keep(w, 1, o->device_ip);
+	w->origin.process_name = keep(w, 2, o->process_name);
+	w->origin.user_name = keep(w, 3, o->user_name);
+	w->origin.user_uid = keep(w, 4, o->user_uid);
+
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv_work, &ca);
+	pthread_cond_init(&w->cv_room, &ca);
+	pthread_cond_init(&w->cv_done, &ca);
+	pthread_condattr_destroy(&ca);
+	w->cap = w->cfg.queue_size;
+	w->ring = axg_calloc(w->cap, sizeof(*w->ring));
+	w->high = w->cap - w->cap / 4;
+	w->low = w->cap / 2;
+	atomic_init(&w->accepting, true);
+	atomic_init(&w->sink_errors, 0);
+
+	for (size_t i = 0; i < w->cfg.nsinks; i++) {
+		w->sinks[i].sink =
+		    ocsf_sink_open(&w->cfg.sinks[i], &w->cfg, err, errlen);
+		if (w->sinks[i].sink == NULL)
+			goto fail;
+		w->nsinks++;
+	}
+	if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+		axg_seterr(err, errlen,
+		    "audit: cannot start the writer thread");
+		goto fail;
+	}
+	w->thread_started = true;
+	return w;
+fail:
+	ocsf_writer_free(w);
+	return NULL;
+}
+
+void
+ocsf_writer_free(struct ocsf_writer *w)
+{
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stopping = true;
+	w->stop_deadline_ms = mono_ms() + w->cfg.drain_timeout_ms;
+	pthread_cond_broadcast(&w->cv_work);
+	pthread_cond_broadcast(&w->cv_room);
+	pthread_mutex_unlock(&w->mu);
+	if (w->thread_started)
+		pthread_join(w->thread, NULL);
+	for (size_t i = 0; i < w->count; i++)
+		free(w->ring[(w->head + i) % w->cap].data);
+	if (w->count != 0 || w->lost != 0)
+		axg_warn("audit: %llu events could not be written before "
+			 "shutdown",
+		    (unsigned long long)(w->count + w->lost));
+	for (size_t i = 0; i < w->nsinks; i++)
+		ocsf_sink_close(w->sinks[i].sink);
+	for (size_t i = 0; i < AXG_ARRAY_LEN(w->origin_strs); i++)
+		free(w->origin_strs[i]);
+	free(w->ring);
+	pthread_cond_destroy(&w->cv_work);
+	pthread_cond_destroy(&w->cv_room);
+	pthread_cond_destroy(&w->cv_done);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}
