@@ -137,18 +137,21 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 		return false;
 	if (n > 4 && memmem(s, n, "://", 3) != NULL)
 		return false;
-	if (password) {
-		/* A single lower-case word is a placeholder, not a password. */
-		if (upper == 0 && digit == 0 && other == 0)
-			return false;
+	/* An identifier: no digits or symbols, few capitals (getUserName,
+	 * useState, confirm_password:). */
+	bool identifier = digit == 0 && upper * 4 < n;
+	for (size_t i = 0; i < n && identifier; i++)
+		if (!(s[i] == '_' || s[i] == ':' || s[i] == '.' || s[i] == '-' ||
+			(s[i] >= 'a' && s[i] <= 'z') ||
+			(s[i] >= 'A' && s[i] <= 'Z')))
+			identifier = false;
+	if (identifier)
+		return false;
+	if (password)
 		return true;
-	}
 	/* Tokens look random: at least two character kinds. */
 	int kinds = (lower > 0) + (upper > 0) + (digit > 0);
 	if (kinds < 2)
-		return false;
-	/* camelCase words with no digits: identifiers, not keys. */
-	if (digit == 0 && other == 0 && n < 24)
 		return false;
 	return true;
 }

@@ -16,7 +16,7 @@
 #include "safety/safety-int.h"
 
 /* A token starts and ends at a word boundary of its alphabet. */
-#define B  "(?<![A-Za-z0-9_\\-+/])"
+#define B  "(?<![A-Za-z0-9_\\-])"
 #define E  "(?![A-Za-z0-9_\\-])"
 #define EA "(?![A-Za-z0-9])"
 
@@ -24,7 +24,7 @@
  * strings: the provider name (case-insensitive), up to 24 more identifier
  * bytes, an assignment, then the value as group 1. */
 #define KV(name, value)                                                        \
-	"(?i:" name ")[A-Za-z0-9_.\\-]{0,24}[\"']?\\s{0,4}(?:=|:=|=>|:|\\s)"   \
+	"(?i:" name ")[A-Za-z0-9_.\\-]{0,24}[\"']?\\s{0,4}(?:=|:=|=>|:|\\(|\\s)"   \
 	"\\s{0,4}[\"'`]?(?:Bearer\\s+|token\\s+)?(" value ")" EA
 
 #define HEX(n)	 "[a-f0-9]{" #n "}"
@@ -54,10 +54,10 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	      "[A-Z2-7]{16})" EA,
 	    .entropy = 3.0, .before = 4),
 	RULE("aws-secret-access-key", "AWS secret access key",
-	    "secret_access_key|secretaccesskey|secret-access-key|aws_secret|"
-	    "aws-secret|awssecret|secret_key",
-	    "(?i:secret[_\\-]?(?:access[_\\-]?)?key|aws[_\\-]?secret)"
-	    "[A-Za-z0-9_\\-]{0,16}[\"']?\\s{0,4}(?:=|:|:=|=>)\\s{0,4}[\"']?"
+	    "secret_access_key|secretaccesskey|secret-access-key|aws",
+	    "(?i:aws[A-Za-z0-9_\\-]{0,20}secret[A-Za-z0-9_\\-]{0,20}|"
+	    "secret[_\\-]?access[_\\-]?key[A-Za-z0-9_\\-]{0,16})"
+	    "[\"']?\\s{0,4}(?:=|:|:=|=>)\\s{0,4}[\"']?"
 	    "([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
 	    .entropy = 4.0, .before = 40),
 	RULE("aws-session-token", "AWS session token",
@@ -104,7 +104,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .before = 80),
 	RULE("azure-devops-pat-legacy", "Azure DevOps legacy PAT",
 	    "azure_devops|azuredevops|ado_pat|devops_pat|azure-devops",
-	    KV("azure[_\\-]?devops|ado_pat|devops_pat", "[a-z2-7]{52}"), CTX),
+	    KV("azure[_\\-]?devops|ado_pat|devops_pat", "[a-z0-9]{52}"), CTX),
 	RULE("azure-openai-key", "Azure OpenAI / Cognitive Services key",
 	    "azure_openai|azureopenai|ocp-apim-subscription-key|cognitive",
 	    KV("azure_?openai|ocp-apim-subscription-key|cognitive",
@@ -533,8 +533,6 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    KV("okta|SSWS", "00[A-Za-z0-9_\\-]{40}"), CTX),
 	RULE("auth0-client-secret", "Auth0 client secret", "auth0",
 	    KV("auth0", "[A-Za-z0-9_\\-]{64}"), CTX),
-	RULE("clerk-secret-key", "Clerk secret key", "sk_live_|sk_test_",
-	    B "(sk_(?:live|test)_[A-Za-z0-9]{40,60})" EA, .entropy = 3.5),
 	RULE("firebase-cloud-messaging-key", "Firebase Cloud Messaging key",
 	    "aaaa",
 	    B "(AAAA[A-Za-z0-9_\\-]{7}:APA91b[A-Za-z0-9_\\-]{130,150})" E,
@@ -745,8 +743,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "redis|rediss|valkey|amqps?|mssql|sqlserver|oracle|cockroachdb|"
 	    "clickhouse|neo4j(?:\\+s)?|bolt|couchdb|cassandra|memcached|"
 	    "elasticsearch|opensearch|influxdb|db2|snowflake|jdbc:[a-z0-9]+|"
-	    "mongo|nats|kafka|ldaps?|sftp|ftps?|smtps?|imaps?|pop3s?|"
-	    "rabbitmq|mqtts?|sqlalchemy|postgresql\\+[a-z0-9]+|mysql\\+[a-z0-9]"
+	    "mongo|nats|kafka|"
+	    "rabbitmq|sqlalchemy|postgresql\\+[a-z0-9]+|mysql\\+[a-z0-9]"
 	    "+)"
 	    ")://[^:/\\s@\"'<>]{0,128}:([^@/"
 	    "\\s\"'<>]{1,256})@[A-Za-z0-9.\\-_\\[]",
@@ -800,7 +798,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "pass|pwd|pword",
 	    "(?i:(?:password|passwd|passphrase|passcode|pass|pwd|pword)"
 	    "[A-Za-z0-9_.\\-]{0,20})"
-	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|==|->|\\s+is\\s+|\\s+(?=[\"']))"
+	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|>|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{6,128})",
 	    .entropy = 2.4,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_PASSWORD |

@@ -253,29 +253,55 @@ fail_match(struct leak_scan *sc, const struct leak_rule *r, int rc)
 	return -1;
 }
 
-/* Names around a generic keyword that hold no secret. */
+/* Names around a generic keyword that hold no secret: a whole segment of
+ * the identifier (split at _ - . and camelCase humps) that is one of
+ * seg_words, or any substring that is one of sub_words. */
 static bool
 benign_name(const uint8_t *s, size_t n)
 {
-	static const char *const words[] = { "hash", "sha", "digest",
-		"checksum", "fingerprint", "uuid", "nonce", "public", "pubkey",
-		"pub_key", "publishable", "length", "len", "size", "count",
-		"max", "min", "type", "file", "path", "url", "uri", "endpoint",
-		"format", "policy", "prompt", "reset", "field", "name", "label",
-		"header", "expire", "expiry", "ttl", "timeout", "limit",
-		"enabled", "required", "placeholder", "_id", "-id", "id_",
-		"keyboard", "keyword", "keys", "monkey", "turkey", "hotkey",
-		"author", "bypass", "compass", "passage", "passenger",
-		"passthrough", "pass_through", "passed", "passing", "usage",
-		"cache", "index", "event", "input", "class", "mode", "method",
-		"strategy", "provider", "scope", "tokenizer", "tokens",
-		"token_count", "budget", "estimat", "spent", "version", "kind",
-		"style", "color", "prefix", "suffix", "secretary" };
+	static const char *const seg_words[] = {"hash", "sha", "sha1",
+	    "sha256", "md5", "digest", "checksum", "uuid", "nonce", "public",
+	    "pub", "length", "len", "size", "count", "max", "min", "type",
+	    "file", "path", "url", "uri", "endpoint", "format", "policy",
+	    "prompt", "reset", "field", "name", "label", "header", "expire",
+	    "expires", "expiry", "ttl", "timeout", "limit", "enabled",
+	    "required", "id", "ids", "keys", "usage", "cache", "index", "event",
+	    "input", "class", "mode", "method", "strategy", "provider", "scope",
+	    "tokens", "budget", "version", "kind", "style", "color", "prefix",
+	    "suffix", "ref", "hint", "help", "pattern", "regex", "rotation",
+	    "algorithm", "alg", "store", "manager", "env", "var", "col",
+	    "column", "valid", "validator", "error", "missing", "confirm",
+	    "old", "new", "forgot", "form", "input", "text", "prompt", "strength",
+	    "generator", "rule", "rules"};
+	static const char *const sub_words[] = {"fingerprint", "publishable",
+	    "placeholder", "keyboard", "keyword", "monkey", "turkey", "hotkey",
+	    "author", "bypass", "compass", "passage", "passenger",
+	    "passthrough", "tokenizer", "secretary", "checksum", "integrity"};
+	size_t i = 0;
 
-	for (size_t i = 0; i < AXG_ARRAY_LEN(words); i++) {
-		size_t l = strlen(words[i]);
+	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
+		size_t l = strlen(sub_words[k]);
 		for (size_t j = 0; j + l <= n; j++)
-			if (axg_strncaseeq((const char *)s + j, words[i], l))
+			if (axg_strncaseeq((const char *)s + j, sub_words[k], l))
+				return true;
+	}
+	while (i < n) {
+		while (i < n && !((s[i] >= 'a' && s[i] <= 'z') ||
+				    (s[i] >= 'A' && s[i] <= 'Z') ||
+				    (s[i] >= '0' && s[i] <= '9')))
+			i++;
+		size_t b = i++;
+		while (i < n && ((s[i] >= 'a' && s[i] <= 'z') ||
+				    (s[i] >= '0' && s[i] <= '9') ||
+				    ((s[i] >= 'A' && s[i] <= 'Z') &&
+					(s[i - 1] >= 'A' && s[i - 1] <= 'Z'))))
+			i++;
+		if (b >= n)
+			break;
+		for (size_t k = 0; k < AXG_ARRAY_LEN(seg_words); k++)
+			if (strlen(seg_words[k]) == i - b &&
+			    axg_strncaseeq((const char *)s + b, seg_words[k],
+				i - b))
 				return true;
 	}
 	return false;
@@ -304,6 +330,9 @@ confirm(struct hitctx *h, uint32_t ri, int rc)
 			break;
 		}
 	if (b <= a || b > h->n)
+		return;
+	/* A value followed by '(' is a call, not a literal. */
+	if ((r->flags & LEAK_RF_VALUE) && b < h->n && h->p[b] == '(')
 		return;
 	if ((r->flags & LEAK_RF_GENERIC) && (r->flags & LEAK_RF_ANCHOR)) {
 		/* The whole identifier the keyword sits in. */

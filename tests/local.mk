@@ -14,6 +14,7 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/tap-summary.awk %reldir%/lib.sh
 
 include %reldir%/common.mk
 include %reldir%/cli.mk
+include %reldir%/safety.mk
 
 ## Keep going to the summary; the awk still fails the run.
 .IGNORE: check-TESTS
