@@ -141,8 +141,8 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 	 * useState, confirm_password:). */
 	bool identifier = digit == 0 && upper * 4 < n;
 	for (size_t i = 0; i < n && identifier; i++)
-		if (!(s[i] == '_' || s[i] == ':' || s[i] == '.' || s[i] == '-' ||
-			(s[i] >= 'a' && s[i] <= 'z') ||
+		if (!(s[i] == '_' || s[i] == ':' || s[i] == '.' ||
+			s[i] == '-' || (s[i] >= 'a' && s[i] <= 'z') ||
 			(s[i] >= 'A' && s[i] <= 'Z')))
 			identifier = false;
 	if (identifier)

@@ -24,7 +24,8 @@
  * strings: the provider name (case-insensitive), up to 24 more identifier
  * bytes, an assignment, then the value as group 1. */
 #define KV(name, value)                                                        \
-	"(?i:" name ")[A-Za-z0-9_.\\-]{0,24}[\"']?\\s{0,4}(?:=|:=|=>|:|\\(|\\s)"   \
+	"(?i:" name                                                            \
+	")[A-Za-z0-9_.\\-]{0,24}[\"']?\\s{0,4}(?:=|:=|=>|:|\\(|\\s)"           \
 	"\\s{0,4}[\"'`]?(?:Bearer\\s+|token\\s+)?(" value ")" EA
 
 #define HEX(n)	 "[a-f0-9]{" #n "}"
@@ -581,7 +582,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(PMAK-" HEX(24) "-" HEX(34) ")" EA),
 	RULE("readme-api-key", "ReadMe API key", "rdme_",
 	    B "(rdme_[a-z0-9]{70})" EA),
-	RULE("launchdarkly-token", "LaunchDarkly access token", "api-",
+	RULE("launchdarkly-token", "LaunchDarkly access token",
+	    "api-|launchdarkly",
 	    B "(api-" UUID ")" EA "|" KV("launchdarkly", "(?:sdk|mob)-" UUID),
 	    CTXU, .before = 4),
 	RULE("rapidapi-key", "RapidAPI key", "rapidapi",
@@ -694,6 +696,132 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("anaconda-token", "Anaconda.org token", "anaconda",
 	    KV("anaconda", "[A-Za-z0-9\\-]{30,40}"), CTX),
 
+	/* ---- more providers with documented prefixes ---- */
+	RULE("adafruit-io-key", "Adafruit IO key", "aio_",
+	    B "(aio_[A-Za-z0-9]{28})" EA, .entropy = 3.5),
+	RULE("adobe-client-secret", "Adobe client secret", "p8e-",
+	    B "(p8e-[A-Za-z0-9_\\-]{32})" E, .entropy = 3.5),
+	RULE("authress-key", "Authress service client key", ".acc_|.acc-",
+	    B "((?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\\.[a-z0-9]{4,6}\\."
+	      "acc[_\\-][a-z0-9\\-]{10,32}\\.[A-Za-z0-9+/_=\\-]{30,120})",
+	    .before = 60, .after = 200),
+	RULE("defined-networking-key", "Defined Networking API key", "dnkey-",
+	    B "(dnkey-[a-z0-9=_\\-]{26}-[a-z0-9=_\\-]{52})" E),
+	RULE("harness-pat", "Harness personal / service account token",
+	    "pat.|sat.",
+	    B "((?:pat|sat)\\.[A-Za-z0-9_\\-]{22}\\.[0-9a-f]{24}\\.[A-Za-z0-9]{"
+	      "20})" EA),
+	RULE("infracost-api-key", "Infracost API key", "ico-",
+	    B "(ico-[A-Za-z0-9]{32})" EA),
+	RULE("intra42-client-secret", "42 intra client secret", "s-s4t2",
+	    B "(s-s4t2(?:ud|af)-" HEX(64) ")" EA),
+	RULE("octopus-deploy-api-key", "Octopus Deploy API key", "api-",
+	    B "(API-[A-Z0-9]{26,32})" EA, .entropy = 3.0),
+	RULE("prefect-api-key", "Prefect API key", "pnu_",
+	    B "(pnu_[A-Za-z0-9]{36})" EA),
+	RULE("scalingo-api-token", "Scalingo API token", "tk-us-",
+	    B "(tk-us-[A-Za-z0-9_\\-]{48})" E),
+	RULE("settlemint-token", "SettleMint access token",
+	    "sm_pat_|sm_aat_|sm_sat_",
+	    B "(sm_(?:pat|aat|sat)_[A-Za-z0-9]{16})" EA),
+	RULE("sidekiq-credentials", "Sidekiq Enterprise credentials",
+	    "contribsys|bundle_enterprise__contribsys__com|sidekiq",
+	    "(?i:contribsys__com|sidekiq)[A-Za-z0-9_.\\-]{0,24}[\"']?\\s{0,4}"
+	    "[=:]\\s{0,4}[\"']?(" HEX(8) ":" HEX(8) ")" EA "|https?://" HEX(
+		8) ":(" HEX(8) ")@(?:gems|enterprise)\\.contribsys"
+			       "\\.com",
+	    .before = 40),
+	RULE("1password-secret-key", "1Password account secret key", "a3-",
+	    B "(A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-"
+	      "[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})" EA),
+	RULE("1password-service-token", "1Password service account token",
+	    "ops_eyj", B "(ops_eyJ[A-Za-z0-9+/]{250,}={0,3})", .after = 2000),
+	RULE("maxmind-license-key", "MaxMind license key", "_mmk",
+	    B "([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)" EA, .before = 40),
+	RULE("fastly-api-token", "Fastly API token", "fastly",
+	    KV("fastly", "[A-Za-z0-9_\\-]{32}"), CTX),
+	RULE("finnhub-api-key", "Finnhub API key", "finnhub",
+	    KV("finnhub", "[a-z0-9]{20}"), CTX),
+	RULE("flickr-api-key", "Flickr API key", "flickr",
+	    KV("flickr", HEX(32)), CTXH),
+	RULE("freshbooks-token", "FreshBooks access token", "freshbooks",
+	    KV("freshbooks", "[a-z0-9]{64}"), CTX),
+	RULE("gitter-token", "Gitter access token", "gitter",
+	    KV("gitter", "[a-z0-9_\\-]{40}"), CTX),
+	RULE("kraken-api-secret", "Kraken API private key", "kraken",
+	    KV("kraken", "[A-Za-z0-9/=_+\\-]{80,90}"), CTX),
+	RULE("kucoin-api-secret", "KuCoin API secret", "kucoin",
+	    KV("kucoin", UUID "|" HEX(24)), CTXU),
+	RULE("bittrex-api-secret", "Bittrex API secret", "bittrex",
+	    KV("bittrex", "[a-z0-9]{32}"), CTX),
+	RULE("binance-api-secret", "Binance API secret", "binance",
+	    KV("binance", "[A-Za-z0-9]{64}"), CTX),
+	RULE("finicity-client-secret", "Finicity client secret", "finicity",
+	    KV("finicity", "[a-z0-9]{20}|" HEX(32)), CTXH),
+	RULE("squarespace-token", "Squarespace API key", "squarespace",
+	    KV("squarespace", UUID), CTXU),
+	RULE("meraki-api-key", "Cisco Meraki API key", "meraki",
+	    KV("meraki", HEX(40)), CTXH),
+	RULE("looker-client-secret", "Looker API client secret", "looker",
+	    KV("looker", "[A-Za-z0-9]{24}"), CTX),
+	RULE("mapbox-token-context", "Mapbox secret token by name", "mapbox",
+	    KV("mapbox[A-Za-z_]{0,12}secret", "sk\\.[A-Za-z0-9_.\\-]{60,200}"),
+	    CTX),
+	RULE("shopify-custom-token", "Shopify custom app token",
+	    "shpat_|shpss_",
+	    "(?i:shopify)[A-Za-z_]{0,20}[=:]\\s*[\"']?(" HEX(32) ")" EA,
+	    .before = 40, .flags = LEAK_RF_HEX_OK),
+	RULE("netrc-password", "Password in a .netrc entry", "machine",
+	    "\\bmachine\\s+\\S+\\s+(?:login\\s+\\S+\\s+)?password\\s+(\\S{3,"
+	    "128})",
+	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 400),
+	RULE("curl-user-password", "Password in curl -u / --user", "curl",
+	    "\\bcurl\\b[^\\n|;&]{0,300}?\\s(?:-u|--user|--proxy-user|-U)\\s*"
+	    "[\"']?[^:\"'\\s]{1,128}:([^\"'\\s]{3,128})",
+	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 600),
+	RULE("pgpass-entry", "Password in a .pgpass line", "pgpass",
+	    "(?m)^[A-Za-z0-9.\\-*]+:(?:\\d+|\\*):[^:\\n]+:[^:\\n]+:([^\\n]{4,"
+	    "128})$",
+	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 2000),
+	RULE("docker-config-auth", "Registry credentials in docker config.json",
+	    "\"auth\"", "\"auth\"\\s*:\\s*\"([A-Za-z0-9+/]{8,400}={0,2})\"",
+	    .validator = LEAK_V_BASIC_AUTH, .before = 2),
+	RULE("kubernetes-secret-data", "Password in a Kubernetes Secret",
+	    "kind: secret",
+	    "(?s)kind:\\s*Secret.{0,600}?\\n\\s+(?:password|token|api[_-]?key|"
+	    "secret)[A-Za-z0-9_.\\-]*:\\s*([A-Za-z0-9+/]{12,}={0,2})",
+	    .entropy = 3.0, .before = 4, .after = 1200,
+	    .flags = LEAK_RF_VALUE | LEAK_RF_UUID_OK | LEAK_RF_HEX_OK),
+	RULE("mailgun-webhook-key", "Mailgun HTTP webhook signing key",
+	    "mailgun",
+	    KV("mailgun[A-Za-z_]{0,12}webhook", "[a-z0-9\\-]{32,40}"), CTX),
+	RULE("dropbox-short-lived", "Dropbox app secret", "dropbox",
+	    KV("dropbox[A-Za-z_]{0,12}secret", "[a-z0-9]{15}"), CTX),
+	RULE("nvidia-api-key", "NVIDIA NGC / API key", "nvapi-",
+	    B "(nvapi-[A-Za-z0-9_\\-]{64})" E),
+	RULE("google-ai-studio-key", "Gemini API key by name", "gemini",
+	    KV("gemini", "AIza[0-9A-Za-z_\\-]{35}"), CTX),
+	RULE("runpod-api-key", "RunPod API key", "rpa_",
+	    B "(rpa_[A-Z0-9]{40,50})" EA),
+	RULE("modal-token", "Modal token secret", "as-|modal",
+	    KV("modal[A-Za-z_]{0,12}secret", "as-[A-Za-z0-9]{20,30}"), CTX),
+	RULE("cerebras-api-key", "Cerebras API key", "csk-",
+	    B "(csk-[a-z0-9]{40,56})" EA),
+	RULE("anyscale-api-key", "Anyscale API key", "esecret_",
+	    B "(esecret_[A-Za-z0-9]{20,40})" EA),
+	RULE("sambanova-api-key", "SambaNova / misc AI keys by name",
+	    "sambanova|novita|hyperbolic|lepton|baseten|octoai|nscale",
+	    KV("sambanova|novita|hyperbolic|lepton|baseten|octoai|nscale",
+		"[A-Za-z0-9_\\-.]{24,120}"),
+	    CTXU),
+	RULE("azure-search-admin-key", "Azure AI Search admin key",
+	    "search_admin_key|search_api_key|azure_search",
+	    KV("azure_search|search_admin_key|search_api_key",
+		"[A-Za-z0-9]{52}|" UHEX(32)),
+	    CTXH),
+	RULE("aws-bedrock-api-key", "Amazon Bedrock API key", "absk",
+	    B "(ABSK[A-Za-z0-9+/]{100,200}={0,2})", .after = 260),
+
 	/* ---- private keys ---- */
 	RULE("private-key", "PEM private key", "private key-----",
 	    "(-----BEGIN ((?:RSA |EC |DSA |ENCRYPTED |OPENSSH |SSH2 ENCRYPTED "
@@ -790,6 +918,17 @@ const struct leak_rule_def leak_builtin_rules[] = {
 		LEAK_RF_UUID_OK,
 	    .before = 64),
 
+	RULE("cli-flag-secret", "Secret passed as a command-line flag",
+	    "--token|--api|--password|--passwd|--secret|--client-secret|"
+	    "--access|--auth|--key|--pass",
+	    "--(?:token|api[_\\-]?key|apikey|password|passwd|pass|secret|"
+	    "client[_\\-]secret|access[_\\-]key|access[_\\-]token|secret[_\\-]"
+	    "key|"
+	    "auth[_\\-]token|auth|key)(?:=|\\s+)[\"']?([^\\s\"'`;&|]{8,256})",
+	    .entropy = 3.0, .before = 2, .after = 300,
+	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
+		LEAK_RF_PASSWORD),
+
 	/* ---- generic assignments, gated by shape and entropy ----
 	 * These are tried only where the keyword starts (LEAK_RF_ANCHOR); the
 	 * whole identifier around the keyword is checked for names that hold
@@ -807,14 +946,14 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "secret|private|credential|signing|encryption|master",
 	    "(?i:(?:secret|private[_.\\-]?key|credentials?|signing[_.\\-]?key|"
 	    "encryption[_.\\-]?key|master[_.\\-]?key)[A-Za-z0-9_.\\-]{0,20})"
-	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+(?=[\"']))"
+	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{8,256})",
 	    .entropy = 3.0,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ANCHOR),
 	RULE("generic-token", "Token assigned in config or code", "token",
 	    "(?i:token[A-Za-z0-9_.\\-]{0,20})"
-	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+(?=[\"']))"
+	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
 	    .entropy = 3.2,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
@@ -822,7 +961,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("generic-api-key", "API key assigned in config or code",
 	    "key|auth|api_secret|apisecret|api-secret",
 	    "(?i:(?:key|auth|api[_.\\-]?secret)[A-Za-z0-9_.\\-]{0,20})"
-	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+(?=[\"']))"
+	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
 	    .entropy = 3.3,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |

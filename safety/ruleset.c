@@ -85,22 +85,29 @@ static int
 probe_catastrophic(pcre2_code *re, const char *id, char *err, size_t errlen)
 {
 	static const char *const seeds[] = { "a", "ab", "a1", "a ", "0",
-		"a=", "-", "_a", "aA0", "a\n" };
+		"a=", "-", "_a", "aA0", "a\n", "A", "aB", " ", "/", "." };
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
 	pcre2_match_context *mc = pcre2_match_context_create(NULL);
-	char subj[4097];
+	char subj[1200];
 	int rc = 0;
 
 	pcre2_set_match_limit(mc, RE_MATCH_LIMIT);
 	pcre2_set_depth_limit(mc, RE_DEPTH_LIMIT);
 	pcre2_set_heap_limit(mc, RE_HEAP_LIMIT);
-	for (size_t s = 0; s < AXG_ARRAY_LEN(seeds) && rc == 0; s++) {
-		size_t sl = strlen(seeds[s]), n = 0;
+	/* Each subject is a long run of one seed, a byte that breaks it, and
+	 * then (or not) every printable byte in descending order, so that a
+	 * "required byte" check cannot end the match before it backtracks. */
+	for (size_t k = 0; k < 2 * AXG_ARRAY_LEN(seeds) && rc == 0; k++) {
+		const char *seed = seeds[k / 2];
+		size_t sl = strlen(seed), n = 0;
 		while (n + sl < 1024) {
-			memcpy(subj + n, seeds[s], sl);
+			memcpy(subj + n, seed, sl);
 			n += sl;
 		}
 		subj[n++] = '!';
+		if (k % 2 == 1)
+			for (int c = '~'; c >= ' '; c--)
+				subj[n++] = (char)c;
 		int m = pcre2_match(re, (PCRE2_SPTR)subj, n, 0, 0, md, mc);
 		if (m == PCRE2_ERROR_MATCHLIMIT ||
 		    m == PCRE2_ERROR_DEPTHLIMIT || m == PCRE2_ERROR_HEAPLIMIT ||

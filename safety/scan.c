@@ -259,42 +259,47 @@ fail_match(struct leak_scan *sc, const struct leak_rule *r, int rc)
 static bool
 benign_name(const uint8_t *s, size_t n)
 {
-	static const char *const seg_words[] = {"hash", "sha", "sha1",
-	    "sha256", "md5", "digest", "checksum", "uuid", "nonce", "public",
-	    "pub", "length", "len", "size", "count", "max", "min", "type",
-	    "file", "path", "url", "uri", "endpoint", "format", "policy",
-	    "prompt", "reset", "field", "name", "label", "header", "expire",
-	    "expires", "expiry", "ttl", "timeout", "limit", "enabled",
-	    "required", "id", "ids", "keys", "usage", "cache", "index", "event",
-	    "input", "class", "mode", "method", "strategy", "provider", "scope",
-	    "tokens", "budget", "version", "kind", "style", "color", "prefix",
-	    "suffix", "ref", "hint", "help", "pattern", "regex", "rotation",
-	    "algorithm", "alg", "store", "manager", "env", "var", "col",
-	    "column", "valid", "validator", "error", "missing", "confirm",
-	    "old", "new", "forgot", "form", "input", "text", "prompt", "strength",
-	    "generator", "rule", "rules"};
-	static const char *const sub_words[] = {"fingerprint", "publishable",
-	    "placeholder", "keyboard", "keyword", "monkey", "turkey", "hotkey",
-	    "author", "bypass", "compass", "passage", "passenger",
-	    "passthrough", "tokenizer", "secretary", "checksum", "integrity"};
+	static const char *const seg_words[] = { "hash", "sha", "sha1",
+		"sha256", "md5", "digest", "checksum", "uuid", "nonce",
+		"public", "pub", "length", "len", "size", "count", "max", "min",
+		"type", "file", "path", "url", "uri", "endpoint", "format",
+		"policy", "prompt", "reset", "field", "name", "label", "header",
+		"expire", "expires", "expiry", "ttl", "timeout", "limit",
+		"enabled", "required", "id", "ids", "keys", "usage", "cache",
+		"index", "event", "input", "class", "mode", "method",
+		"strategy", "provider", "scope", "tokens", "budget", "version",
+		"kind", "style", "color", "prefix", "suffix", "ref", "hint",
+		"help", "pattern", "regex", "rotation", "algorithm", "alg",
+		"store", "manager", "env", "var", "col", "column", "valid",
+		"validator", "error", "missing", "confirm", "old", "new",
+		"forgot", "form", "input", "text", "prompt", "strength",
+		"generator", "rule", "rules" };
+	static const char *const sub_words[] = { "fingerprint", "publishable",
+		"placeholder", "keyboard", "keyword", "monkey", "turkey",
+		"hotkey", "author", "bypass", "compass", "passage", "passenger",
+		"passthrough", "tokenizer", "secretary", "checksum",
+		"integrity" };
 	size_t i = 0;
 
 	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
 		size_t l = strlen(sub_words[k]);
 		for (size_t j = 0; j + l <= n; j++)
-			if (axg_strncaseeq((const char *)s + j, sub_words[k], l))
+			if (axg_strncaseeq((const char *)s + j, sub_words[k],
+				l))
 				return true;
 	}
 	while (i < n) {
-		while (i < n && !((s[i] >= 'a' && s[i] <= 'z') ||
-				    (s[i] >= 'A' && s[i] <= 'Z') ||
-				    (s[i] >= '0' && s[i] <= '9')))
+		while (i < n &&
+		    !((s[i] >= 'a' && s[i] <= 'z') ||
+			(s[i] >= 'A' && s[i] <= 'Z') ||
+			(s[i] >= '0' && s[i] <= '9')))
 			i++;
 		size_t b = i++;
-		while (i < n && ((s[i] >= 'a' && s[i] <= 'z') ||
-				    (s[i] >= '0' && s[i] <= '9') ||
-				    ((s[i] >= 'A' && s[i] <= 'Z') &&
-					(s[i - 1] >= 'A' && s[i - 1] <= 'Z'))))
+		while (i < n &&
+		    ((s[i] >= 'a' && s[i] <= 'z') ||
+			(s[i] >= '0' && s[i] <= '9') ||
+			((s[i] >= 'A' && s[i] <= 'Z') &&
+			    (s[i - 1] >= 'A' && s[i - 1] <= 'Z'))))
 			i++;
 		if (b >= n)
 			break;

@@ -48,20 +48,26 @@ alphabet(const char *kind)
 	static const struct {
 		const char *k, *a;
 	} t[] = {
-	    {"alnum",
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"},
-	    {"alpha", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"},
-	    {"bech32", "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"},
-	    {"hex", "0123456789abcdef"},
-	    {"HEX", "0123456789ABCDEF"},
-	    {"upper", "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"},
-	    {"b32", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"},
-	    {"lower", "abcdefghijklmnopqrstuvwxyz0123456789"},
-	    {"digits", "0123456789"},
-	    {"b64", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-		    "+/"},
-	    {"url", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-		    "_-"},
+		{ "alnum",
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345"
+		    "6789" },
+		{ "alpha",
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" },
+		{ "bech32", "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" },
+		{ "hex", "0123456789abcdef" },
+		{ "HEX", "0123456789ABCDEF" },
+		{ "upper", "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" },
+		{ "b32", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567" },
+		{ "lower", "abcdefghijklmnopqrstuvwxyz0123456789" },
+		{ "digits", "0123456789" },
+		{ "b64",
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345"
+		    "6789"
+		    "+/" },
+		{ "url",
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345"
+		    "6789"
+		    "_-" },
 	};
 	for (size_t i = 0; i < AXG_ARRAY_LEN(t); i++)
 		if (strcmp(t[i].k, kind) == 0)
@@ -134,7 +140,7 @@ expand(const char **pp, struct axg_buf *out, struct span *sp)
 		struct axg_buf arg = AXG_BUF_INIT;
 		axg_buf_init(&arg, 0);
 		size_t at = out->len;
-		struct span inner = {0};
+		struct span inner = { 0 };
 		expand(&p, &arg, &inner);
 		if (*p == '}')
 			p++;
@@ -253,7 +259,7 @@ run_file(struct leak_scan *sc, const char *path, bool positive,
 		rng = 0x9e3779b97f4a7c15ULL ^ (lineno * 0x100000001b3ULL) ^
 		    (positive ? 1 : 2);
 		struct axg_buf in = AXG_BUF_INIT;
-		struct span sp = {0};
+		struct span sp = { 0 };
 		const char *p = tpl;
 		axg_buf_init(&in, 0);
 		while (*p != '\0') {
@@ -312,7 +318,7 @@ main(void)
 {
 	const char *top = getenv("top_srcdir");
 	char err[256], pos[4096], neg[4096];
-	struct stats st = {0};
+	struct stats st = { 0 };
 	struct leak_ruleset *rs;
 	struct leak_scan *sc;
 
