@@ -18,6 +18,7 @@ include %reldir%/policy.mk
 include %reldir%/polfile.mk
 include %reldir%/proxy.mk
 include %reldir%/netns.mk
+include %reldir%/safety.mk
 
 ## Keep going to the summary; the awk still fails the run.
 .IGNORE: check-TESTS

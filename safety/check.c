@@ -1,0 +1,308 @@
+/*
+ * check.c: the gates a confirmed match passes before it is a finding:
+ * entropy, placeholders, value shape (for context rules), the rule's own
+ * allowlist and the validators (Basic auth, JWT, URL passwords).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "safety/safety-int.h"
+
+double
+leak_entropy(const uint8_t *p, size_t n)
+{
+	unsigned cnt[256] = { 0 };
+	double h = 0;
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		cnt[p[i]]++;
+	for (int c = 0; c < 256; c++) {
+		if (cnt[c] == 0)
+			continue;
+		double q = (double)cnt[c] / (double)n;
+		h -= q * log2(q);
+	}
+	return h;
+}
+
+static bool
+re_hit(const pcre2_code *re, pcre2_match_data *md, pcre2_match_context *mc,
+    const uint8_t *s, size_t n)
+{
+	return pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, mc) >= 0;
+}
+
+static bool
+is_hex(uint8_t c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	    (c >= 'A' && c <= 'F');
+}
+
+static bool
+is_uuid(const uint8_t *s, size_t n)
+{
+	if (n != 36)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+		} else if (!is_hex(s[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool
+all_hex(const uint8_t *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_hex(s[i]))
+			return false;
+	return true;
+}
+
+/* Content hashes: hex digests and Subresource-Integrity values. */
+static bool
+is_hash(const uint8_t *s, size_t n)
+{
+	static const char *const pfx[] = { "sha1-", "sha256-", "sha384-",
+		"sha512-", "sha256:", "sha512:", "sha1:", "md5:", "md5-" };
+
+	for (size_t i = 0; i < AXG_ARRAY_LEN(pfx); i++) {
+		size_t l = strlen(pfx[i]);
+		if (n > l && axg_strncaseeq((const char *)s, pfx[i], l))
+			return true;
+	}
+	return false;
+}
+
+/* The value of a context rule: not a reference, a path, an identifier,
+ * a number, a hash or a word; for passwords the bar is lower. */
+static bool
+value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
+{
+	size_t lower = 0, upper = 0, digit = 0, other = 0, ident = 0;
+	bool password = (r->flags & LEAK_RF_PASSWORD) != 0;
+
+	if (s[0] == '$' || s[0] == '%' || s[0] == '@' || s[0] == '/' ||
+	    s[0] == '~' || s[0] == '.' || s[0] == '#')
+		return false;
+	if (is_hash(s, n))
+		return false;
+	if (!(r->flags & LEAK_RF_UUID_OK) && is_uuid(s, n))
+		return false;
+	if (!(r->flags & LEAK_RF_HEX_OK) && n >= 32 && all_hex(s, n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+		if (c >= 'a' && c <= 'z')
+			lower++;
+		else if (c >= 'A' && c <= 'Z')
+			upper++;
+		else if (c >= '0' && c <= '9')
+			digit++;
+		else
+			other++;
+		if (c == '_' || c == '.' || c == '-' ||
+		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9'))
+			ident++;
+		if (c < 0x20 || c >= 0x7f)
+			return false;
+	}
+	if (digit == n)
+		return false; /* a number */
+	/* Dotted identifiers and calls: os.environ, process.env.KEY,
+	 * config.api_key, self.token. */
+	if (digit == 0 && ident == n) {
+		size_t dots = 0;
+		for (size_t i = 0; i < n; i++)
+			dots += s[i] == '.';
+		if (dots > 0)
+			return false;
+		/* SOME_CONSTANT_NAME or some_variable_name */
+		if ((upper == 0 || lower == 0) && memchr(s, '_', n) != NULL)
+			return false;
+	}
+	/* A path or a URL. */
+	if (memchr(s, '/', n) != NULL && digit == 0 && upper == 0)
+		return false;
+	if (n > 4 && memmem(s, n, "://", 3) != NULL)
+		return false;
+	/* An identifier: no digits or symbols, few capitals (getUserName,
+	 * useState, confirm_password:). */
+	bool identifier = digit == 0 && upper * 4 < n;
+	for (size_t i = 0; i < n && identifier; i++)
+		if (!(s[i] == '_' || s[i] == ':' || s[i] == '.' ||
+			s[i] == '-' || (s[i] >= 'a' && s[i] <= 'z') ||
+			(s[i] >= 'A' && s[i] <= 'Z')))
+			identifier = false;
+	if (identifier)
+		return false;
+	if (password)
+		return true;
+	/* Tokens look random: at least two character kinds. */
+	int kinds = (lower > 0) + (upper > 0) + (digit > 0);
+	if (kinds < 2)
+		return false;
+	return true;
+}
+
+/* base64 text -> bytes; false if not base64. */
+bool
+leak_decode_base64(const uint8_t *p, size_t n, struct axg_buf *out)
+{
+	uint32_t acc = 0;
+	int bits = 0;
+
+	axg_buf_reset(out);
+	while (n > 0 && p[n - 1] == '=')
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = p[i];
+		int v;
+		if (c >= 'A' && c <= 'Z')
+			v = c - 'A';
+		else if (c >= 'a' && c <= 'z')
+			v = c - 'a' + 26;
+		else if (c >= '0' && c <= '9')
+			v = c - '0' + 52;
+		else if (c == '+' || c == '-')
+			v = 62;
+		else if (c == '/' || c == '_')
+			v = 63;
+		else
+			return false;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (axg_buf_putc(out, (char)((acc >> bits) & 0xff)) < 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool
+placeholder(const struct leak_ruleset *rs, pcre2_match_data *md,
+    pcre2_match_context *mc, const uint8_t *s, size_t n)
+{
+	return re_hit(rs->placeholder, md, mc, s, n);
+}
+
+/* Basic credentials: base64 of "user:password" with a real password. */
+static bool
+basic_ok(const struct leak_ruleset *rs, pcre2_match_data *md,
+    pcre2_match_context *mc, const uint8_t *s, size_t n)
+{
+	struct axg_buf b = AXG_BUF_INIT;
+	bool ok = false;
+	const char *colon;
+
+	axg_buf_init(&b, 4096);
+	if (!leak_decode_base64(s, n, &b) || b.len < 3)
+		goto out;
+	for (size_t i = 0; i < b.len; i++)
+		if ((uint8_t)b.data[i] < 0x20 || (uint8_t)b.data[i] >= 0x7f)
+			goto out;
+	colon = memchr(b.data, ':', b.len);
+	if (colon == NULL)
+		goto out;
+	size_t pl = b.len - (size_t)(colon + 1 - b.data);
+	if (pl == 0)
+		goto out;
+	ok = !placeholder(rs, md, mc, (const uint8_t *)colon + 1, pl);
+out:
+	axg_buf_free(&b);
+	return ok;
+}
+
+static bool
+jwt_ok(const uint8_t *s, size_t n)
+{
+	struct axg_buf b = AXG_BUF_INIT;
+	const uint8_t *dot = memchr(s, '.', n);
+	bool ok = false;
+
+	if (dot == NULL)
+		return false;
+	axg_buf_init(&b, 4096);
+	if (leak_decode_base64(s, (size_t)(dot - s), &b) && b.len > 0 &&
+	    b.data[0] == '{' && strstr(b.data, "\"alg\"") != NULL)
+		ok = true;
+	axg_buf_free(&b);
+	return ok;
+}
+
+static bool
+url_password_ok(const struct leak_ruleset *rs, pcre2_match_data *md,
+    pcre2_match_context *mc, const uint8_t *s, size_t n)
+{
+	static const char *const words[] = { "password", "passwd", "pass",
+		"pwd", "secret", "changeme", "user", "username", "pw", "xxx",
+		"****", "<password>", "test", "example", "token" };
+
+	if (n > 1 && (s[0] == '\'' || s[0] == '{'))
+		s++, n -= 2; /* quoted connection-string values */
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < AXG_ARRAY_LEN(words); i++)
+		if (strlen(words[i]) == n &&
+		    axg_strncaseeq((const char *)s, words[i], n))
+			return false;
+	if (s[0] == '$' || s[0] == '%' || s[0] == '<' || s[0] == '{' ||
+	    s[0] == '[')
+		return false;
+	if (n == 1 && s[0] == '*')
+		return false;
+	return !placeholder(rs, md, mc, s, n);
+}
+
+bool
+leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
+    pcre2_match_data *md, pcre2_match_context *mc, const uint8_t *s, size_t n,
+    const uint8_t *ctx, size_t ctxlen)
+{
+	(void)ctx;
+	(void)ctxlen;
+	if (n == 0)
+		return false;
+	if (r->entropy > 0) {
+		/* Short strings cannot reach high entropy: scale the floor to
+		 * what a random string of this length would give. */
+		double floor_ = r->entropy;
+		double cap = log2((double)n) * 0.85;
+		if (cap < floor_)
+			floor_ = cap;
+		if (leak_entropy(s, n) < floor_)
+			return false;
+	}
+	if ((r->flags & LEAK_RF_VALUE) && !value_shape_ok(r, s, n))
+		return false;
+	switch (r->validator) {
+	case LEAK_V_BASIC_AUTH:
+		return basic_ok(rs, md, mc, s, n);
+	case LEAK_V_JWT:
+		if (!jwt_ok(s, n))
+			return false;
+		break;
+	case LEAK_V_URL_PASSWORD:
+		return url_password_ok(rs, md, mc, s, n);
+	case LEAK_V_NONE:
+		break;
+	}
+	if (!(r->flags & LEAK_RF_NOALLOW) && placeholder(rs, md, mc, s, n))
+		return false;
+	if (r->allow != NULL && re_hit(r->allow, md, mc, s, n))
+		return false;
+	return true;
+}

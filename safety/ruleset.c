@@ -1,0 +1,336 @@
+/*
+ * ruleset.c: compiling rules into an immutable rule set: PCRE2 with JIT for
+ * each rule, one keyword automaton for all of them.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "safety/safety-int.h"
+
+#define DEFAULT_BEFORE 64
+#define DEFAULT_AFTER  256
+#define WINDOW_MAX     16384
+
+/* Limits that keep a hostile user pattern from running away. */
+#define RE_MATCH_LIMIT 200000
+#define RE_DEPTH_LIMIT 2000
+#define RE_HEAP_LIMIT  4096 /* KiB */
+#define RE_MAX_LEN     4096
+
+/* Placeholders that are never a secret: documented examples, template
+ * references and masked values. */
+static const char placeholder_re[] =
+    "(?i)example|x{5,}|\\*{3,}|\\.{3,}|\\$\\{|\\{\\{|<[a-z_\\- ]+>|%\\("
+    "|\\byour[_\\-]|_here\\b|placeholder|redacted|changeme|\\bdummy\\b"
+    "|^(?:x+|0+|a+|1234.*|abcd.*|null|none|nil|true|false|undefined"
+    "|secret|password|passwd|token|test|string|value|empty)$";
+
+static void
+rule_clear(struct leak_rule *r)
+{
+	free(r->id);
+	free(r->description);
+	pcre2_code_free(r->re);
+	pcre2_code_free(r->allow);
+	memset(r, 0, sizeof(*r));
+}
+
+void
+leak_ruleset_free(struct leak_ruleset *rs)
+{
+	if (rs == NULL)
+		return;
+	for (size_t i = 0; i < rs->nrules; i++)
+		rule_clear(&rs->rules[i]);
+	free(rs->rules);
+	for (size_t i = 0; i < rs->nkws; i++) {
+		free(rs->kws[i].text);
+		free(rs->kws[i].rules);
+	}
+	free(rs->kws);
+	leak_ac_free(rs->ac);
+	pcre2_code_free(rs->placeholder);
+	free(rs);
+}
+
+static pcre2_code *
+compile_re(const char *re, const char *id, const char *what, char *err,
+    size_t errlen)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *code;
+
+	code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo,
+	    NULL);
+	if (code == NULL) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		axg_seterr(err, errlen, "rule %s: %s: %s at offset %zu", id,
+		    what, (const char *)msg, (size_t)eo);
+		return NULL;
+	}
+	/* JIT is a speed-up, not a requirement: without it the interpreter
+	 * runs under the same limits. */
+	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	return code;
+}
+
+/* Run a user pattern against subjects that make backtracking patterns
+ * blow up; a pattern that hits the match limit is refused. */
+static int
+probe_catastrophic(pcre2_code *re, const char *id, char *err, size_t errlen)
+{
+	static const char *const seeds[] = { "a", "ab", "a1", "a ", "0",
+		"a=", "-", "_a", "aA0", "a\n", "A", "aB", " ", "/", "." };
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	char subj[1200];
+	int rc = 0;
+
+	pcre2_set_match_limit(mc, RE_MATCH_LIMIT);
+	pcre2_set_depth_limit(mc, RE_DEPTH_LIMIT);
+	pcre2_set_heap_limit(mc, RE_HEAP_LIMIT);
+	/* Each subject is a long run of one seed, a byte that breaks it, and
+	 * then (or not) every printable byte in descending order, so that a
+	 * "required byte" check cannot end the match before it backtracks. */
+	for (size_t k = 0; k < 2 * AXG_ARRAY_LEN(seeds) && rc == 0; k++) {
+		const char *seed = seeds[k / 2];
+		size_t sl = strlen(seed), n = 0;
+		while (n + sl < 1024) {
+			memcpy(subj + n, seed, sl);
+			n += sl;
+		}
+		subj[n++] = '!';
+		if (k % 2 == 1)
+			for (int c = '~'; c >= ' '; c--)
+				subj[n++] = (char)c;
+		int m = pcre2_match(re, (PCRE2_SPTR)subj, n, 0, 0, md, mc);
+		if (m == PCRE2_ERROR_MATCHLIMIT ||
+		    m == PCRE2_ERROR_DEPTHLIMIT || m == PCRE2_ERROR_HEAPLIMIT ||
+		    m == PCRE2_ERROR_JIT_STACKLIMIT) {
+			PCRE2_UCHAR msg[128];
+			pcre2_get_error_message(m, msg, sizeof(msg));
+			rc = axg_seterr(err, errlen,
+			    "rule %s: regex backtracks catastrophically (%s)",
+			    id, (const char *)msg);
+		}
+	}
+	pcre2_match_data_free(md);
+	pcre2_match_context_free(mc);
+	return rc;
+}
+
+static int
+add_keyword(struct leak_ruleset *rs, const char *kw, size_t len, uint32_t rule,
+    const char *id, char *err, size_t errlen)
+{
+	bool ws = false;
+	struct leak_keyword *k = NULL;
+
+	if (len >= 2 && kw[0] == '\\' && kw[1] == 'b') {
+		ws = true;
+		kw += 2;
+		len -= 2;
+	}
+	if (len < 2 || len > 64)
+		return axg_seterr(err, errlen,
+		    "rule %s: keyword '%.*s' must be 2 to 64 bytes", id,
+		    (int)len, kw);
+	for (size_t i = 0; i < rs->nkws; i++)
+		if (rs->kws[i].len == len && rs->kws[i].word_start == ws &&
+		    axg_strncaseeq(rs->kws[i].text, kw, len)) {
+			k = &rs->kws[i];
+			break;
+		}
+	if (k == NULL) {
+		rs->kws =
+		    axg_reallocarray(rs->kws, rs->nkws + 1, sizeof(*rs->kws));
+		k = &rs->kws[rs->nkws++];
+		memset(k, 0, sizeof(*k));
+		k->text = axg_strndup(kw, len);
+		axg_str_lower(k->text);
+		k->len = len;
+		k->word_start = ws;
+	}
+	for (size_t i = 0; i < k->nrules; i++)
+		if (k->rules[i] == rule)
+			return 0;
+	k->rules = axg_reallocarray(k->rules, k->nrules + 1, sizeof(*k->rules));
+	k->rules[k->nrules++] = rule;
+	return 0;
+}
+
+int
+leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
+    const char *const *keywords, size_t nkw, const char *regex, double entropy,
+    const char *const *allow, size_t nallow, unsigned flags,
+    enum leak_validator v, size_t before, size_t after, bool user, char *err,
+    size_t errlen)
+{
+	struct leak_rule r = { 0 };
+	struct axg_buf ab = AXG_BUF_INIT;
+	uint32_t idx = (uint32_t)rs->nrules;
+
+	for (size_t i = 0; i < rs->nrules; i++)
+		if (strcmp(rs->rules[i].id, id) == 0)
+			return axg_seterr(err, errlen, "rule %s: duplicate id",
+			    id);
+	if (nkw == 0)
+		return axg_seterr(err, errlen, "rule %s: no keywords", id);
+	if (user && strlen(regex) > RE_MAX_LEN)
+		return axg_seterr(err, errlen,
+		    "rule %s: regex longer than %d bytes", id, RE_MAX_LEN);
+	if (entropy < 0 || entropy > 8)
+		return axg_seterr(err, errlen,
+		    "rule %s: entropy must be between 0 and 8", id);
+	if (before > WINDOW_MAX || after > WINDOW_MAX)
+		return axg_seterr(err, errlen, "rule %s: window over %d bytes",
+		    id, WINDOW_MAX);
+
+	r.id = axg_strdup(id);
+	r.description = axg_strdup(desc ? desc : id);
+	r.entropy = entropy;
+	r.flags = flags;
+	r.validator = v;
+	r.before = before ? before : DEFAULT_BEFORE;
+	r.after = after ? after : DEFAULT_AFTER;
+	r.priority = (flags & LEAK_RF_GENERIC) ? 1 : 2;
+	r.re = compile_re(regex, id, "regex", err, errlen);
+	if (r.re == NULL)
+		goto fail;
+	if (user && probe_catastrophic(r.re, id, err, errlen) < 0)
+		goto fail;
+	if (nallow > 0) {
+		axg_buf_init(&ab, 0);
+		for (size_t i = 0; i < nallow; i++)
+			axg_buf_printf(&ab, "%s(?:%s)", i ? "|" : "", allow[i]);
+		r.allow = compile_re(ab.data, id, "allowlist", err, errlen);
+		if (r.allow == NULL)
+			goto fail;
+		if (user && probe_catastrophic(r.allow, id, err, errlen) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < nkw; i++)
+		if (add_keyword(rs, keywords[i], strlen(keywords[i]), idx, id,
+			err, errlen) < 0)
+			goto fail;
+	rs->rules =
+	    axg_reallocarray(rs->rules, rs->nrules + 1, sizeof(*rs->rules));
+	rs->rules[rs->nrules++] = r;
+	axg_buf_free(&ab);
+	return 0;
+fail:
+	/* Keywords already added point at idx; drop those references. */
+	for (size_t i = 0; i < rs->nkws; i++)
+		if (rs->kws[i].nrules > 0 &&
+		    rs->kws[i].rules[rs->kws[i].nrules - 1] == idx)
+			rs->kws[i].nrules--;
+	axg_buf_free(&ab);
+	rule_clear(&r);
+	return -1;
+}
+
+static int
+add_builtin(struct leak_ruleset *rs, const struct leak_rule_def *d, char *err,
+    size_t errlen)
+{
+	const char *kws[32];
+	char *copy = axg_strdup(d->keywords);
+	size_t n = 0;
+	int rc;
+	const char *allow[1] = { d->allow };
+
+	for (char *p = copy, *bar; p != NULL && n < AXG_ARRAY_LEN(kws);
+	     p = bar ? bar + 1 : NULL) {
+		bar = strchr(p, '|');
+		if (bar != NULL)
+			*bar = '\0';
+		kws[n++] = p;
+	}
+	rc = leak_ruleset_add(rs, d->id, d->description, kws, n, d->regex,
+	    d->entropy, allow, d->allow ? 1 : 0, d->flags, d->validator,
+	    d->before, d->after, false, err, errlen);
+	free(copy);
+	return rc;
+}
+
+static struct leak_ruleset *
+finish(struct leak_ruleset *rs, char *err, size_t errlen)
+{
+	struct leak_ac_pattern *pats;
+
+	pats = axg_calloc(rs->nkws ? rs->nkws : 1, sizeof(*pats));
+	for (size_t i = 0; i < rs->nkws; i++) {
+		pats[i].bytes = rs->kws[i].text;
+		pats[i].len = rs->kws[i].len;
+		pats[i].id = (uint32_t)i;
+	}
+	rs->ac = leak_ac_new(pats, rs->nkws);
+	free(pats);
+	rs->placeholder =
+	    compile_re(placeholder_re, "(placeholders)", "regex", err, errlen);
+	if (rs->placeholder == NULL) {
+		leak_ruleset_free(rs);
+		return NULL;
+	}
+	return rs;
+}
+
+struct leak_ruleset *
+leak_ruleset_new_yaml(const char *yaml, size_t len, const char *name, char *err,
+    size_t errlen)
+{
+	struct leak_ruleset *rs = axg_calloc(1, sizeof(*rs));
+
+	for (size_t i = 0; i < leak_builtin_rules_count; i++)
+		if (add_builtin(rs, &leak_builtin_rules[i], err, errlen) < 0)
+			goto fail;
+	if (yaml != NULL &&
+	    leak_rules_yaml_load(rs, yaml, len, name ? name : "(rules)", err,
+		errlen) < 0)
+		goto fail;
+	return finish(rs, err, errlen);
+fail:
+	leak_ruleset_free(rs);
+	return NULL;
+}
+
+struct leak_ruleset *
+leak_ruleset_new(const char *rules_path, char *err, size_t errlen)
+{
+	struct leak_ruleset *rs;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (rules_path != NULL) {
+		text = axg_read_file(rules_path, LEAK_RULES_FILE_MAX, &len, err,
+		    errlen);
+		if (text == NULL)
+			return NULL;
+	}
+	rs = leak_ruleset_new_yaml(text, len, rules_path, err, errlen);
+	free(text);
+	return rs;
+}
+
+size_t
+leak_ruleset_count(const struct leak_ruleset *rs)
+{
+	return rs->nrules;
+}
+
+const char *
+leak_ruleset_rule_id(const struct leak_ruleset *rs, size_t i)
+{
+	return i < rs->nrules ? rs->rules[i].id : NULL;
+}
+
+const char *
+leak_ruleset_rule_description(const struct leak_ruleset *rs, size_t i)
+{
+	return i < rs->nrules ? rs->rules[i].description : NULL;
+}

@@ -1,0 +1,130 @@
+/*
+ * safety-int.h: what the files of safety/ share and nothing outside sees.
+ */
+#ifndef AXG_SAFETY_INT_H
+#define AXG_SAFETY_INT_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "common/common.h"
+#include "safety/safety.h"
+
+/* ---- the built-in rule table (rules-builtin.c) ---- */
+
+/* Rule flags. */
+enum {
+	LEAK_RF_GENERIC = 1 << 0,  /* a context rule: loses to specific ones */
+	LEAK_RF_NOALLOW = 1 << 1,  /* skip the common placeholder allowlist */
+	LEAK_RF_UUID_OK = 1 << 2,  /* a UUID value is a secret here */
+	LEAK_RF_HEX_OK = 1 << 3,   /* a bare hex value is a secret here */
+	LEAK_RF_VALUE = 1 << 4,	   /* shape gate for assigned values */
+	LEAK_RF_PASSWORD = 1 << 5, /* shape gate for passwords */
+	LEAK_RF_ANCHOR = 1 << 6,   /* the match starts at the keyword */
+};
+
+/* Validators run on the secret after the regex confirms it. */
+enum leak_validator {
+	LEAK_V_NONE = 0,
+	LEAK_V_BASIC_AUTH,   /* base64 of "user:password", password real */
+	LEAK_V_JWT,	     /* header decodes to JSON with "alg" */
+	LEAK_V_URL_PASSWORD, /* userinfo password that is not a placeholder */
+};
+
+struct leak_rule_def {
+	const char *id;
+	const char *description;
+	const char *keywords; /* '|'-separated; "\b" prefix: word start only */
+	const char *regex;    /* group 1, if any, is the secret */
+	double entropy;	      /* minimum bits per byte of the secret, or 0 */
+	const char *allow;    /* a regex; a secret matching it is ignored */
+	unsigned flags;
+	enum leak_validator validator;
+	unsigned short before; /* window before a keyword hit (0: default) */
+	unsigned short after;  /* window after it (0: default) */
+};
+
+extern const struct leak_rule_def leak_builtin_rules[];
+extern const size_t leak_builtin_rules_count;
+
+/* ---- the keyword automaton (ac.c) ---- */
+
+struct leak_ac;
+
+struct leak_ac_pattern {
+	const char *bytes; /* matched ASCII-case-insensitively */
+	size_t len;
+	uint32_t id;
+};
+
+struct leak_ac *leak_ac_new(const struct leak_ac_pattern *pats, size_t n);
+void leak_ac_free(struct leak_ac *ac);
+/* Call hit(end, id, arg) for every pattern occurrence ending at end (the
+ * offset just past its last byte), in increasing order of end.  Returns 0,
+ * or the first non-zero value hit returned. */
+int leak_ac_scan(const struct leak_ac *ac, const uint8_t *p, size_t n,
+    int (*hit)(size_t end, uint32_t id, void *arg), void *arg);
+
+/* ---- compiled rules (ruleset.c) ---- */
+
+struct leak_rule {
+	char *id;
+	char *description;
+	pcre2_code *re;
+	pcre2_code *allow; /* NULL if none */
+	double entropy;
+	unsigned flags;
+	enum leak_validator validator;
+	size_t before, after;
+	int priority; /* higher wins an overlap */
+};
+
+struct leak_keyword {
+	char *text;
+	size_t len;
+	bool word_start;
+	uint32_t *rules; /* indices into rs->rules */
+	size_t nrules;
+};
+
+struct leak_ruleset {
+	struct leak_rule *rules;
+	size_t nrules;
+	struct leak_keyword *kws;
+	size_t nkws;
+	struct leak_ac *ac;
+	pcre2_code *placeholder; /* the common allowlist */
+};
+
+/* Add one rule; -1 with a message naming the rule on a bad regex. */
+int leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
+    const char *const *keywords, size_t nkw, const char *regex, double entropy,
+    const char *const *allow, size_t nallow, unsigned flags,
+    enum leak_validator v, size_t before, size_t after, bool user, char *err,
+    size_t errlen);
+/* Parse user rules from YAML text into rs. */
+int leak_rules_yaml_load(struct leak_ruleset *rs, const char *text, size_t len,
+    const char *name, char *err, size_t errlen);
+
+/* ---- checks on a candidate secret (check.c) ---- */
+
+double leak_entropy(const uint8_t *p, size_t n);
+/* Does rule r accept secret s[0..n) (entropy gate, shape gates,
+ * allowlists, validators)?  match_start/end bound the whole regex match
+ * in the same buffer, for context checks. */
+bool leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
+    pcre2_match_data *md, pcre2_match_context *mc, const uint8_t *s, size_t n,
+    const uint8_t *ctx, size_t ctxlen);
+
+/* ---- decoding (decode.c) ---- */
+
+/* Decode JSON string escapes and percent-encoding in p[0..n) into out
+ * (reset first), with map[i] = offset in p where out byte i came from and
+ * map[out->len] = n.  Returns true if anything was decoded. */
+bool leak_decode_escapes(const uint8_t *p, size_t n, struct axg_buf *out,
+    uint32_t **map, size_t *mapcap);
+/* Decode base64 or base64url text p[0..n) into out (reset first); false if
+ * it is not valid base64. */
+bool leak_decode_base64(const uint8_t *p, size_t n, struct axg_buf *out);
+
+#endif /* AXG_SAFETY_INT_H */

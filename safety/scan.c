@@ -1,0 +1,651 @@
+/*
+ * scan.c: one pass over a buffer.
+ *
+ * 1. The keyword automaton reports every keyword occurrence.
+ * 2. For each rule a keyword belongs to, the rule's regex is run in a
+ *    window around the hit (windows of one rule that overlap are merged,
+ *    so each byte is matched at most once per rule); rules whose match
+ *    starts at the keyword are tried once, anchored there.
+ * 3. Each match passes the gates of check.c and the ignore list.
+ * 4. The same is done, up to LEAK_DECODE_DEPTH_MAX levels deep, on the
+ *    text with JSON escapes and percent-encoding undone and on decoded
+ *    base64 runs; findings are mapped back to the caller's offsets.
+ * 5. Overlapping findings are resolved: specific rules beat generic ones,
+ *    then the longer finding wins.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "safety/safety-int.h"
+
+#define MATCH_LIMIT   1000000
+#define DEPTH_LIMIT   5000
+#define JIT_STACK_MAX (512 * 1024)
+#define B64_RUN_MIN   24
+#define IGNORE_MAX    64
+
+struct cand {
+	uint32_t rule;
+	int prio;
+	uint64_t off, len;
+	enum leak_encoding enc;
+};
+
+/* Where a decoded layer's bytes came from. */
+struct layer {
+	const struct layer *parent;
+	enum leak_encoding enc;
+	const uint32_t *map;	 /* escapes: per-byte source offsets */
+	size_t b64_off, b64_len; /* base64: the run in the parent */
+	size_t len;		 /* of this layer */
+};
+
+struct ignored {
+	uint8_t *v;
+	size_t n;
+};
+
+struct leak_scan {
+	const struct leak_ruleset *rs;
+	pcre2_match_data *md, *md2;
+	pcre2_match_context *mc;
+	pcre2_jit_stack *js;
+
+	/* Merged windows, per rule, of the layer being scanned. */
+	bool *open;
+	size_t *open_ws, *open_we;
+	uint32_t *open_list;
+	size_t nopen;
+
+	struct cand *c;
+	size_t nc, capc;
+
+	struct ignored ign[IGNORE_MAX];
+	size_t nign;
+
+	struct axg_buf dec[LEAK_DECODE_DEPTH_MAX + 1];
+	uint32_t *map[LEAK_DECODE_DEPTH_MAX + 1];
+	size_t mapcap[LEAK_DECODE_DEPTH_MAX + 1];
+	struct axg_buf b64[LEAK_DECODE_DEPTH_MAX + 1];
+
+	int failed;
+	char errmsg[256];
+};
+
+struct hitctx {
+	struct leak_scan *sc;
+	const uint8_t *p;
+	size_t n;
+	const struct layer *ly;
+};
+
+void
+leak_findings_init(struct leak_findings *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+void
+leak_findings_reset(struct leak_findings *f)
+{
+	f->n = 0;
+}
+
+void
+leak_findings_free(struct leak_findings *f)
+{
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+struct leak_scan *
+leak_scan_new(const struct leak_ruleset *rs, char *err, size_t errlen)
+{
+	struct leak_scan *sc = axg_calloc(1, sizeof(*sc));
+	size_t nr = rs->nrules ? rs->nrules : 1;
+
+	sc->rs = rs;
+	sc->md = pcre2_match_data_create(32, NULL);
+	sc->md2 = pcre2_match_data_create(8, NULL);
+	sc->mc = pcre2_match_context_create(NULL);
+	sc->js = pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL);
+	if (sc->md == NULL || sc->md2 == NULL || sc->mc == NULL) {
+		axg_seterr(err, errlen, "scanner: cannot allocate PCRE2 state");
+		leak_scan_free(sc);
+		return NULL;
+	}
+	pcre2_set_match_limit(sc->mc, MATCH_LIMIT);
+	pcre2_set_depth_limit(sc->mc, DEPTH_LIMIT);
+	if (sc->js != NULL)
+		pcre2_jit_stack_assign(sc->mc, NULL, sc->js);
+	sc->open = axg_calloc(nr, sizeof(*sc->open));
+	sc->open_ws = axg_calloc(nr, sizeof(*sc->open_ws));
+	sc->open_we = axg_calloc(nr, sizeof(*sc->open_we));
+	sc->open_list = axg_calloc(nr, sizeof(*sc->open_list));
+	for (int d = 0; d <= LEAK_DECODE_DEPTH_MAX; d++) {
+		axg_buf_init(&sc->dec[d], 0);
+		axg_buf_init(&sc->b64[d], 0);
+	}
+	return sc;
+}
+
+void
+leak_scan_free(struct leak_scan *sc)
+{
+	if (sc == NULL)
+		return;
+	pcre2_match_data_free(sc->md);
+	pcre2_match_data_free(sc->md2);
+	pcre2_match_context_free(sc->mc);
+	pcre2_jit_stack_free(sc->js);
+	free(sc->open);
+	free(sc->open_ws);
+	free(sc->open_we);
+	free(sc->open_list);
+	free(sc->c);
+	leak_scan_clear_ignored(sc);
+	for (int d = 0; d <= LEAK_DECODE_DEPTH_MAX; d++) {
+		axg_buf_free(&sc->dec[d]);
+		axg_buf_free(&sc->b64[d]);
+		free(sc->map[d]);
+	}
+	free(sc);
+}
+
+int
+leak_scan_ignore_value(struct leak_scan *sc, const void *value, size_t len)
+{
+	if (len < 8 || len > 4096 || sc->nign == IGNORE_MAX)
+		return -1;
+	sc->ign[sc->nign].v = axg_malloc(len);
+	memcpy(sc->ign[sc->nign].v, value, len);
+	sc->ign[sc->nign].n = len;
+	sc->nign++;
+	return 0;
+}
+
+void
+leak_scan_clear_ignored(struct leak_scan *sc)
+{
+	for (size_t i = 0; i < sc->nign; i++)
+		free(sc->ign[i].v);
+	sc->nign = 0;
+}
+
+static bool
+is_ignored(const struct leak_scan *sc, const uint8_t *s, size_t n)
+{
+	for (size_t i = 0; i < sc->nign; i++)
+		if (sc->ign[i].n == n && memcmp(sc->ign[i].v, s, n) == 0)
+			return true;
+	return false;
+}
+
+/* Map [a, b) of layer ly to offsets in the caller's input. */
+static void
+map_to_root(const struct layer *ly, size_t a, size_t b, uint64_t *ra,
+    uint64_t *rb, enum leak_encoding *enc)
+{
+	while (ly->parent != NULL) {
+		if (ly->map != NULL) {
+			size_t na = ly->map[a];
+			/* The end: just past the source of byte b-1. */
+			size_t nb = b < ly->len ? ly->map[b] : ly->map[ly->len];
+			a = na;
+			b = nb;
+		} else {
+			size_t na = ly->b64_off + (a / 3) * 4;
+			size_t nb = ly->b64_off + ((b + 2) / 3) * 4;
+			if (nb > ly->b64_off + ly->b64_len)
+				nb = ly->b64_off + ly->b64_len;
+			a = na;
+			b = nb;
+		}
+		if (*enc == LEAK_ENC_RAW || ly->enc == LEAK_ENC_BASE64)
+			*enc = ly->enc;
+		ly = ly->parent;
+	}
+	*ra = a;
+	*rb = b;
+}
+
+static void
+add_cand(struct leak_scan *sc, const struct layer *ly, uint32_t rule, size_t a,
+    size_t b)
+{
+	struct cand c = { .rule = rule, .enc = LEAK_ENC_RAW };
+
+	c.prio = sc->rs->rules[rule].priority;
+	uint64_t ra, rb;
+
+	map_to_root(ly, a, b, &ra, &rb, &c.enc);
+	if (rb <= ra)
+		return;
+	c.off = ra;
+	c.len = rb - ra;
+	for (size_t i = sc->nc; i > 0 && i + 16 > sc->nc; i--) {
+		const struct cand *o = &sc->c[i - 1];
+		if (o->rule == c.rule && o->off == c.off && o->len == c.len)
+			return;
+	}
+	if (sc->nc == LEAK_FINDINGS_MAX * 4)
+		return;
+	if (sc->nc == sc->capc) {
+		sc->capc = sc->capc ? sc->capc * 2 : 16;
+		sc->c = axg_reallocarray(sc->c, sc->capc, sizeof(*sc->c));
+	}
+	sc->c[sc->nc++] = c;
+}
+
+static int
+fail_match(struct leak_scan *sc, const struct leak_rule *r, int rc)
+{
+	PCRE2_UCHAR msg[128];
+
+	pcre2_get_error_message(rc, msg, sizeof(msg));
+	if (!sc->failed)
+		snprintf(sc->errmsg, sizeof(sc->errmsg), "rule %s: match: %s",
+		    r->id, (const char *)msg);
+	sc->failed = 1;
+	return -1;
+}
+
+/* Names around a generic keyword that hold no secret: a whole segment of
+ * the identifier (split at _ - . and camelCase humps) that is one of
+ * seg_words, or any substring that is one of sub_words. */
+static bool
+benign_name(const uint8_t *s, size_t n)
+{
+	static const char *const seg_words[] = { "hash", "sha", "sha1",
+		"sha256", "md5", "digest", "checksum", "uuid", "nonce",
+		"public", "pub", "length", "len", "size", "count", "max", "min",
+		"type", "file", "path", "url", "uri", "endpoint", "format",
+		"policy", "prompt", "reset", "field", "name", "label", "header",
+		"expire", "expires", "expiry", "ttl", "timeout", "limit",
+		"enabled", "required", "id", "ids", "keys", "usage", "cache",
+		"index", "event", "input", "class", "mode", "method",
+		"strategy", "provider", "scope", "tokens", "budget", "version",
+		"kind", "style", "color", "prefix", "suffix", "ref", "hint",
+		"help", "pattern", "regex", "rotation", "algorithm", "alg",
+		"store", "manager", "env", "var", "col", "column", "valid",
+		"validator", "error", "missing", "confirm", "old", "new",
+		"forgot", "form", "input", "text", "prompt", "strength",
+		"generator", "rule", "rules" };
+	static const char *const sub_words[] = { "fingerprint", "publishable",
+		"placeholder", "keyboard", "keyword", "monkey", "turkey",
+		"hotkey", "author", "bypass", "compass", "passage", "passenger",
+		"passthrough", "tokenizer", "secretary", "checksum",
+		"integrity" };
+	size_t i = 0;
+
+	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
+		size_t l = strlen(sub_words[k]);
+		for (size_t j = 0; j + l <= n; j++)
+			if (axg_strncaseeq((const char *)s + j, sub_words[k],
+				l))
+				return true;
+	}
+	while (i < n) {
+		while (i < n &&
+		    !((s[i] >= 'a' && s[i] <= 'z') ||
+			(s[i] >= 'A' && s[i] <= 'Z') ||
+			(s[i] >= '0' && s[i] <= '9')))
+			i++;
+		size_t b = i++;
+		while (i < n &&
+		    ((s[i] >= 'a' && s[i] <= 'z') ||
+			(s[i] >= '0' && s[i] <= '9') ||
+			((s[i] >= 'A' && s[i] <= 'Z') &&
+			    (s[i - 1] >= 'A' && s[i - 1] <= 'Z'))))
+			i++;
+		if (b >= n)
+			break;
+		for (size_t k = 0; k < AXG_ARRAY_LEN(seg_words); k++)
+			if (strlen(seg_words[k]) == i - b &&
+			    axg_strncaseeq((const char *)s + b, seg_words[k],
+				i - b))
+				return true;
+	}
+	return false;
+}
+
+static bool
+ident_byte(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+}
+
+/* Check a match (ovector in sc->md) and record it. */
+static void
+confirm(struct hitctx *h, uint32_t ri, int rc)
+{
+	struct leak_scan *sc = h->sc;
+	const struct leak_rule *r = &sc->rs->rules[ri];
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(sc->md);
+	size_t a = ov[0], b = ov[1];
+
+	for (int g = 1; g < rc; g++)
+		if (ov[2 * g] != PCRE2_UNSET) {
+			a = ov[2 * g];
+			b = ov[2 * g + 1];
+			break;
+		}
+	if (b <= a || b > h->n)
+		return;
+	/* A value followed by '(' is a call, not a literal. */
+	if ((r->flags & LEAK_RF_VALUE) && b < h->n && h->p[b] == '(')
+		return;
+	if ((r->flags & LEAK_RF_GENERIC) && (r->flags & LEAK_RF_ANCHOR)) {
+		/* The whole identifier the keyword sits in. */
+		size_t ns = ov[0], ne = ov[0];
+		while (ns > 0 && ident_byte(h->p[ns - 1]) && ov[0] - ns < 64)
+			ns--;
+		while (ne < a && ident_byte(h->p[ne]))
+			ne++;
+		if (benign_name(h->p + ns, ne - ns))
+			return;
+	}
+	if (!leak_secret_ok(sc->rs, r, sc->md2, sc->mc, h->p + a, b - a,
+		h->p + ov[0], ov[1] - ov[0]))
+		return;
+	if (is_ignored(sc, h->p + a, b - a))
+		return;
+	add_cand(sc, h->ly, ri, a, b);
+}
+
+static int
+run_window(struct hitctx *h, uint32_t ri, size_t ws, size_t we)
+{
+	struct leak_scan *sc = h->sc;
+	const struct leak_rule *r = &sc->rs->rules[ri];
+	size_t off = ws;
+
+	while (off < we) {
+		int rc = pcre2_match(r->re, (PCRE2_SPTR)h->p, we, off, 0,
+		    sc->md, sc->mc);
+		if (rc == PCRE2_ERROR_NOMATCH)
+			break;
+		if (rc < 0)
+			return fail_match(sc, r, rc);
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(sc->md);
+		size_t s = ov[0], e = ov[1];
+		confirm(h, ri, rc);
+		off = e > s ? e : s + 1;
+	}
+	return 0;
+}
+
+static int
+flush_open(struct hitctx *h)
+{
+	struct leak_scan *sc = h->sc;
+	int rc = 0;
+
+	for (size_t i = 0; i < sc->nopen; i++) {
+		uint32_t ri = sc->open_list[i];
+		if (rc == 0)
+			rc =
+			    run_window(h, ri, sc->open_ws[ri], sc->open_we[ri]);
+		sc->open[ri] = false;
+	}
+	sc->nopen = 0;
+	return rc;
+}
+
+static int
+on_hit(size_t end, uint32_t kwid, void *arg)
+{
+	struct hitctx *h = arg;
+	struct leak_scan *sc = h->sc;
+	const struct leak_keyword *k = &sc->rs->kws[kwid];
+	size_t start = end - k->len;
+
+	if (k->word_start && start > 0) {
+		uint8_t c = h->p[start - 1];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9'))
+			return 0;
+	}
+	for (size_t i = 0; i < k->nrules; i++) {
+		uint32_t ri = k->rules[i];
+		const struct leak_rule *r = &sc->rs->rules[ri];
+
+		if (r->flags & LEAK_RF_ANCHOR) {
+			size_t we =
+			    end + r->after < h->n ? end + r->after : h->n;
+			int rc = pcre2_match(r->re, (PCRE2_SPTR)h->p, we, start,
+			    PCRE2_ANCHORED, sc->md, sc->mc);
+			if (rc == PCRE2_ERROR_NOMATCH)
+				continue;
+			if (rc < 0)
+				return fail_match(sc, r, rc);
+			confirm(h, ri, rc);
+			continue;
+		}
+		size_t ws = start > r->before ? start - r->before : 0;
+		size_t we = end + r->after < h->n ? end + r->after : h->n;
+		if (sc->open[ri] && ws <= sc->open_we[ri]) {
+			if (we > sc->open_we[ri])
+				sc->open_we[ri] = we;
+			continue;
+		}
+		if (sc->open[ri]) {
+			int rc =
+			    run_window(h, ri, sc->open_ws[ri], sc->open_we[ri]);
+			if (rc != 0)
+				return rc;
+		} else {
+			sc->open[ri] = true;
+			sc->open_list[sc->nopen++] = ri;
+		}
+		sc->open_ws[ri] = ws;
+		sc->open_we[ri] = we;
+	}
+	return 0;
+}
+
+static bool
+b64_byte(uint8_t c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	    (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '-' ||
+	    c == '_';
+}
+
+static bool
+mostly_text(const uint8_t *p, size_t n)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\r' &&
+			p[i] != '\t') ||
+		    p[i] == 0x7f)
+			bad++;
+	return bad * 10 <= n;
+}
+
+static int scan_layer(struct leak_scan *sc, const uint8_t *p, size_t n,
+    const struct layer *ly, int depth);
+
+static int
+scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
+    const struct layer *ly, int depth)
+{
+	static uint8_t tab[256];
+	size_t i = 0;
+
+	if (tab['A'] == 0)
+		for (int c = 0; c < 256; c++)
+			tab[c] = b64_byte((uint8_t)c);
+	while (i < n) {
+		while (i < n && !tab[p[i]])
+			i++;
+		size_t s = i;
+		while (i < n && tab[p[i]])
+			i++;
+		size_t e = i;
+		while (i < n && p[i] == '=' && i - e < 2)
+			i++;
+		if (e - s < B64_RUN_MIN)
+			continue;
+		struct axg_buf *out = &sc->b64[depth];
+		if (!leak_decode_base64(p + s, i - s, out) || out->len < 12 ||
+		    !mostly_text((const uint8_t *)out->data, out->len))
+			continue;
+		struct layer sub = { .parent = ly,
+			.enc = LEAK_ENC_BASE64,
+			.b64_off = s,
+			.b64_len = i - s,
+			.len = out->len };
+		/* Deeper layers use sc->b64[depth + 1], not this buffer. */
+		int rc = scan_layer(sc, (const uint8_t *)out->data, out->len,
+		    &sub, depth + 1);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+scan_layer(struct leak_scan *sc, const uint8_t *p, size_t n,
+    const struct layer *ly, int depth)
+{
+	struct hitctx h = { sc, p, n, ly };
+	int rc;
+
+	rc = leak_ac_scan(sc->rs->ac, p, n, on_hit, &h);
+	if (rc == 0)
+		rc = flush_open(&h);
+	else
+		(void)flush_open(&h);
+	if (rc != 0 || depth >= LEAK_DECODE_DEPTH_MAX)
+		return rc;
+
+	/* JSON escapes and percent-encoding. */
+	if (n < UINT32_MAX &&
+	    (memchr(p, '\\', n) != NULL || memchr(p, '%', n) != NULL)) {
+		struct axg_buf *out = &sc->dec[depth];
+		if (leak_decode_escapes(p, n, out, &sc->map[depth],
+			&sc->mapcap[depth])) {
+			struct layer sub = { .parent = ly,
+				.enc = LEAK_ENC_ESCAPED,
+				.map = sc->map[depth],
+				.len = out->len };
+			rc = scan_layer(sc, (const uint8_t *)out->data,
+			    out->len, &sub, depth + 1);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	return scan_base64_runs(sc, p, n, ly, depth);
+}
+
+static int
+cand_cmp_pick(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (x->enc != y->enc)
+		return x->enc < y->enc ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+static int
+cand_cmp_priority(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	return cand_cmp_pick(a, b);
+}
+
+static int
+cand_cmp_off(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
+static void
+make_preview(char *out, size_t outsz, const uint8_t *s, size_t n)
+{
+	/* Only a known-public prefix-like head of long secrets is shown. */
+	size_t show = n >= 20 ? 4 : 0;
+	char head[8] = { 0 };
+
+	for (size_t i = 0; i < show; i++)
+		head[i] = (s[i] >= 0x21 && s[i] < 0x7f) ? (char)s[i] : '?';
+	snprintf(out, outsz, "%s***(%zu)", head, n);
+}
+
+/* Resolve overlaps, sort by offset and append to out. */
+static int
+emit_findings(struct leak_scan *sc, const uint8_t *buf, size_t len,
+    struct leak_findings *out)
+{
+	const struct leak_ruleset *rs = sc->rs;
+	size_t kept = 0;
+
+	qsort(sc->c, sc->nc, sizeof(*sc->c), cand_cmp_priority);
+	for (size_t i = 0; i < sc->nc; i++) {
+		bool overlap = false;
+		for (size_t j = 0; j < kept && !overlap; j++)
+			overlap = sc->c[i].off < sc->c[j].off + sc->c[j].len &&
+			    sc->c[j].off < sc->c[i].off + sc->c[i].len;
+		if (!overlap && kept < LEAK_FINDINGS_MAX)
+			sc->c[kept++] = sc->c[i];
+	}
+	qsort(sc->c, kept, sizeof(*sc->c), cand_cmp_off);
+	if (out->n + kept > out->cap) {
+		size_t cap = out->cap ? out->cap : 8;
+		while (cap < out->n + kept)
+			cap *= 2;
+		out->v = axg_reallocarray(out->v, cap, sizeof(*out->v));
+		out->cap = cap;
+	}
+	for (size_t i = 0; i < kept; i++) {
+		const struct cand *c = &sc->c[i];
+		struct leak_finding *f = &out->v[out->n++];
+		memset(f, 0, sizeof(*f));
+		f->rule_id = rs->rules[c->rule].id;
+		f->description = rs->rules[c->rule].description;
+		f->offset = c->off;
+		f->length = c->len;
+		f->encoding = c->enc;
+		if (c->off + c->len <= len)
+			make_preview(f->preview, sizeof(f->preview),
+			    buf + c->off, c->len);
+	}
+	return (int)kept;
+}
+
+int
+leak_scan_buffer(struct leak_scan *sc, const void *buf, size_t len,
+    struct leak_findings *out, char *err, size_t errlen)
+{
+	struct layer root = { .len = len };
+	const uint8_t *p = buf;
+
+	sc->nc = 0;
+	sc->failed = 0;
+	sc->errmsg[0] = '\0';
+	if (len == 0)
+		return 0;
+	if (scan_layer(sc, p, len, &root, 0) != 0 || sc->failed)
+		return axg_seterr(err, errlen, "%s",
+		    sc->errmsg[0] ? sc->errmsg : "scan failed");
+	return emit_findings(sc, p, len, out);
+}

@@ -1,0 +1,10 @@
+## Tests of safety/ (the credential-leak scanner) and `axgate scan`.
+check_PROGRAMS += \
+	tests/unit/t-safety-corpus \
+	tests/unit/t-safety-scan
+TESTS += \
+	tests/unit/t-safety-corpus \
+	tests/unit/t-safety-scan
+EXTRA_DIST += \
+	tests/data/leaks/positives.txt \
+	tests/data/leaks/negatives.txt
