@@ -1,7 +1,11 @@
-## Tests of netns/.  The root tests create real namespaces, veth pairs and
-## nftables tables; they skip (saying why) when not run as root.
+## Tests of netns/.  t-netns-pool needs no privileges; the others create
+## real namespaces, veth pairs and nftables tables, skip (saying why) when
+## not run as root, and run under a guard that sweeps what a failing test
+## leaves (tests/unit/t-netns-guard.h).
 netns_tests = \
-	tests/unit/t-netns-job
+	tests/unit/t-netns-pool \
+	tests/unit/t-netns-job \
+	tests/unit/t-netns-many
 check_PROGRAMS += $(netns_tests)
 TESTS += $(netns_tests)
 EXTRA_DIST += tests/unit/t-netns-guard.h
