@@ -30,6 +30,26 @@ struct mnl_socket;
 #define NSI_ALIAS_PREFIX "axgate owner="
 #define NSI_MAX_SLOTS	 65536
 
+/* ---- ns.c: where the time goes (read by the benchmark) ----
+ * Each step adds its wall time in ns to nsi_prof[step] (atomically). */
+enum nsi_step {
+	NSI_STEP_SOCKETS,   /* host netlink sockets */
+	NSI_STEP_UNSHARE,   /* helper thread: unshare, sysctls, sockets */
+	NSI_STEP_LO,	    /* lo up */
+	NSI_STEP_SCAN,	    /* link and address dumps */
+	NSI_STEP_VETH,	    /* RTM_NEWLINK veth (all attempts) */
+	NSI_STEP_JOB_NFT,   /* the job namespace's nftables batch */
+	NSI_STEP_ADDRS,	    /* alias, addresses, job end up */
+	NSI_STEP_HOST_NFT,  /* the host table batch */
+	NSI_STEP_CLOSE,	    /* closing the set-up sockets */
+	NSI_STEP_DEL_TABLE, /* free: DELTABLE */
+	NSI_STEP_DEL_LINK,  /* free: RTM_DELLINK */
+	NSI_STEP_DEL_NS,    /* free: looking for tasks, closing the fd */
+	NSI_STEP_COUNT
+};
+extern const char *const nsi_step_names[NSI_STEP_COUNT];
+extern uint64_t nsi_prof[NSI_STEP_COUNT];
+
 /* ---- pool.c ---- */
 struct nsi_pool {
 	uint32_t base;	/* host byte order, aligned to the prefix */

@@ -9,3 +9,7 @@ netns_tests = \
 check_PROGRAMS += $(netns_tests)
 TESTS += $(netns_tests)
 EXTRA_DIST += tests/unit/t-netns-guard.h
+
+## make bench: netns create+destroy against unshare, with a step profile.
+EXTRA_PROGRAMS += tests/bench/bench-netns
+bench_programs += tests/bench/bench-netns
