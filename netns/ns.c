@@ -54,7 +54,8 @@ const char *const nsi_step_names[NSI_STEP_COUNT] = {
 	"close sockets",
 	"free: del table",
 	"free: del link",
-	"free: scan tasks, close ns",
+	"free: scan for tasks",
+	"free: close ns",
 };
 uint64_t nsi_prof[NSI_STEP_COUNT];
 
@@ -253,8 +254,8 @@ claim_slot(struct ns_job_net *net, struct nl_sock *hrt,
 		    NSI_LINK_PREFIX, slot, NSI_HOST_SUFFIX);
 		snprintf(net->job_if, sizeof(net->job_if), "%s%ld%c",
 		    NSI_LINK_PREFIX, slot, NSI_JOB_SUFFIX);
-		r = nsi_veth_add(hrt, net->host_if, net->job_if, net->nsfd, err,
-		    errlen);
+		r = nsi_veth_add(hrt, net->host_if, net->job_if, net->nsfd,
+		    NSI_IFINDEX_BASE + (int)slot, err, errlen);
 		prof(NSI_STEP_VETH, &t);
 		if (r < 0)
 			goto out;
@@ -352,6 +353,7 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf)
 	 * there gets its link cut now. */
 	if (net->have_link && net->nsfd >= 0 && !ns_in_use(net->nsfd))
 		net->have_link = false;
+	prof(NSI_STEP_SCAN_NS, &t);
 	if (net->have_link) {
 		if (hrt == NULL &&
 		    nsi_rt_open(&own_rt, "host", err, sizeof(err)) != 0)
@@ -452,11 +454,10 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	    (long)getpid());
 	snprintf(net->table, sizeof(net->table), "%s%d_%ld", NSI_HOST_TABLE,
 	    net->id, (long)getpid());
-	if (nsi_link_index(hrt, net->host_if, &hidx, err, errlen) != 0 ||
-	    nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0 ||
+	hidx = jidx = NSI_IFINDEX_BASE + net->id;
+	if (nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0 ||
 	    nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
 		errlen) != 0 ||
-	    nsi_link_index(in.rt, net->job_if, &jidx, err, errlen) != 0 ||
 	    nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
 		errlen) != 0 ||
 	    nsi_link_up(in.rt, jidx, net->job_if, err, errlen) != 0)
