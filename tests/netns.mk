@@ -13,3 +13,12 @@ EXTRA_DIST += tests/unit/t-netns-guard.h
 ## make bench: netns create+destroy against unshare, with a step profile.
 EXTRA_PROGRAMS += tests/bench/bench-netns
 bench_programs += tests/bench/bench-netns
+
+## Shell tests drive the library through a small runner.
+check_PROGRAMS += tests/integration/netns-exec
+netns_sh_tests = \
+	tests/integration/netns-ruleset.sh
+TESTS += $(netns_sh_tests)
+EXTRA_DIST += $(netns_sh_tests)
+EXTRA_DIST += tests/integration/netns-ruleset-job.golden \
+	tests/integration/netns-ruleset-host.golden
