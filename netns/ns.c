@@ -281,7 +281,8 @@ out:
 
 /* ---- teardown, shared by free and the failure path ---- */
 
-/* Is a task other than the caller's threads in the namespace nsfd? */
+/* Is a task in the namespace nsfd: one of our threads, or the main thread
+ * of another process?  (Costs one fstatat per process on the host.) */
 static bool
 ns_in_use(int nsfd)
 {
@@ -301,10 +302,9 @@ ns_in_use(int nsfd)
 	while (!used && (d = readdir(dir)) != NULL) {
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%.16s/ns/net",
-		    d->d_name);
-		if (stat(path, &st) == 0 && st.st_ino == ns.st_ino &&
-		    st.st_dev == ns.st_dev)
+		snprintf(path, sizeof(path), "%.16s/ns/net", d->d_name);
+		if (fstatat(dirfd(dir), path, &st, 0) == 0 &&
+		    st.st_ino == ns.st_ino && st.st_dev == ns.st_dev)
 			used = true;
 	}
 	closedir(dir);
@@ -317,9 +317,10 @@ ns_in_use(int nsfd)
 		if (axg_parse_u64(d->d_name, 1, INT32_MAX, &pid) != 0 ||
 		    (pid_t)pid == self)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%.16s/ns/net", d->d_name);
-		if (stat(path, &st) == 0 && st.st_ino == ns.st_ino &&
-		    st.st_dev == ns.st_dev)
+		/* Relative to /proc: no walk from the root per process. */
+		snprintf(path, sizeof(path), "%.16s/ns/net", d->d_name);
+		if (fstatat(dirfd(dir), path, &st, 0) == 0 &&
+		    st.st_ino == ns.st_ino && st.st_dev == ns.st_dev)
 			used = true;
 		if (used)
 			axg_debug("job namespace: process %s is in it",
@@ -328,6 +329,7 @@ ns_in_use(int nsfd)
 	closedir(dir);
 	return used;
 }
+
 static void
 teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf)
 {
