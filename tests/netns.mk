@@ -5,7 +5,8 @@
 netns_tests = \
 	tests/unit/t-netns-pool \
 	tests/unit/t-netns-job \
-	tests/unit/t-netns-many
+	tests/unit/t-netns-many \
+	tests/unit/t-netns-fail
 check_PROGRAMS += $(netns_tests)
 TESTS += $(netns_tests)
 EXTRA_DIST += tests/unit/t-netns-guard.h
