@@ -29,6 +29,30 @@ struct mnl_socket;
 #define NSI_HOST_TABLE	 "axgate_" /* + <id>_<pid> */
 #define NSI_ALIAS_PREFIX "axgate owner="
 #define NSI_MAX_SLOTS	 65536
+/* Both ends of job id's veth pair get interface index NSI_IFINDEX_BASE+id:
+ * far above the small indexes the kernel hands out in order. */
+#define NSI_IFINDEX_BASE 0x41580000
+
+/* ---- ns.c: where the time goes (read by the benchmark) ----
+ * Each step adds its wall time in ns to nsi_prof[step] (atomically). */
+enum nsi_step {
+	NSI_STEP_SOCKETS,   /* host netlink sockets */
+	NSI_STEP_UNSHARE,   /* helper thread: unshare, sysctls, sockets */
+	NSI_STEP_LO,	    /* lo up */
+	NSI_STEP_SCAN,	    /* link and address dumps */
+	NSI_STEP_VETH,	    /* RTM_NEWLINK veth (all attempts) */
+	NSI_STEP_JOB_NFT,   /* the job namespace's nftables batch */
+	NSI_STEP_ADDRS,	    /* alias, addresses, job end up */
+	NSI_STEP_HOST_NFT,  /* the host table batch */
+	NSI_STEP_CLOSE,	    /* closing the set-up sockets */
+	NSI_STEP_DEL_TABLE, /* free: DELTABLE */
+	NSI_STEP_DEL_LINK,  /* free: RTM_DELLINK */
+	NSI_STEP_SCAN_NS,   /* free: looking for tasks in the namespace */
+	NSI_STEP_DEL_NS,    /* free: closing the namespace fd */
+	NSI_STEP_COUNT
+};
+extern const char *const nsi_step_names[NSI_STEP_COUNT];
+extern uint64_t nsi_prof[NSI_STEP_COUNT];
 
 /* ---- pool.c ---- */
 struct nsi_pool {
@@ -58,10 +82,10 @@ int
 nsi_rt_open(struct nl_sock **out, const char *where, char *err, size_t errlen);
 void nsi_rt_close(struct nl_sock *sk);
 /* Create the veth pair host/peer, the peer inside the namespace nsfd, the
- * host end up.  Returns 0, 1 if the host name is taken, or -1 with a message.
- */
+ * host end up, both ends with index ifindex.  Returns 0, 1 if the host name
+ * or the index is taken, or -1 with a message. */
 int nsi_veth_add(struct nl_sock *sk, const char *host, const char *peer,
-    int nsfd, char *err, size_t errlen);
+    int nsfd, int ifindex, char *err, size_t errlen);
 int nsi_link_index(struct nl_sock *sk, const char *name, int *ifindex,
     char *err, size_t errlen);
 int nsi_link_set_alias(struct nl_sock *sk, int ifindex, const char *alias,

@@ -69,10 +69,16 @@ struct ns_job_net;
 struct ns_job_net *
 ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen);
 
-/* Remove the host-side table and the veth pair, and close the namespace
- * (it goes away once no process lives in it).  NULL is a no-op.  Problems
- * during teardown are logged with axg_warn(); the next ns_sweep() removes
- * what could not be. */
+/* Tear the network down: remove the host-side table, close the namespace,
+ * and make sure the veth pair goes.  When no task is left in the namespace
+ * (the normal case: the job has been reaped), closing its last fd makes the
+ * kernel destroy it, and both veth ends with it, in the background: the host
+ * end may still be listed for a few milliseconds after this returns, but no
+ * process can use it.  When a task is still in there, the host end is
+ * deleted before this returns, so that task is cut off from the host at
+ * once.  (Deleting a link waits for its references to drain, the slowest
+ * step of a teardown, hence the two paths.)  NULL is a no-op.  Problems are
+ * logged with axg_warn(); the next ns_sweep() removes what could not be. */
 void ns_job_net_free(struct ns_job_net *net);
 
 /* The job namespace's file descriptor (O_CLOEXEC), for setns(fd,

@@ -48,7 +48,6 @@
 #define BATCH_BUF_SIZE (64 * 1024)
 #define BATCH_MAX_MSGS 64
 #define RECV_BUF_SIZE  16384
-#define CT_EST_REL     0x6 /* NF_CT_STATE_BIT(ESTABLISHED) | ...(RELATED) */
 
 int
 nsi_nf_open(struct mnl_socket **out, const char *where, char *err,
@@ -319,26 +318,6 @@ x_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len)
 	nftnl_rule_add_expr(r, e);
 }
 
-/* ct state & mask != 0 */
-static void
-x_ct_state(struct nftnl_rule *r, uint32_t mask)
-{
-	struct nftnl_expr *e = expr_new("ct");
-	uint32_t zero = 0;
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-	nftnl_rule_add_expr(r, e);
-	e = expr_new("bitwise");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
-	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
-	nftnl_rule_add_expr(r, e);
-	x_cmp(r, NFT_CMP_NEQ, &zero, sizeof(zero));
-}
-
 static void
 x_verdict(struct nftnl_rule *r, int verdict)
 {
@@ -394,6 +373,23 @@ x_tcp_to(struct nftnl_rule *r, struct in_addr a, uint16_t port)
 	x_cmp(r, NFT_CMP_EQ, &nport, sizeof(nport));
 }
 
+/* meta nfproto ipv4 ip saddr <a> meta l4proto tcp tcp sport <port> */
+static void
+x_tcp_from(struct nftnl_rule *r, struct in_addr a, uint16_t port)
+{
+	uint8_t proto4 = NFPROTO_IPV4, tcp = IPPROTO_TCP;
+	uint16_t nport = htons(port);
+
+	x_meta(r, NFT_META_NFPROTO);
+	x_cmp(r, NFT_CMP_EQ, &proto4, sizeof(proto4));
+	x_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 12, 4);
+	x_cmp(r, NFT_CMP_EQ, &a.s_addr, sizeof(a.s_addr));
+	x_meta(r, NFT_META_L4PROTO);
+	x_cmp(r, NFT_CMP_EQ, &tcp, sizeof(tcp));
+	x_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2);
+	x_cmp(r, NFT_CMP_EQ, &nport, sizeof(nport));
+}
+
 int
 nsi_nft_job_table(struct mnl_socket *nl, struct in_addr host,
     const uint16_t *ports, size_t nports, char *err, size_t errlen)
@@ -418,10 +414,6 @@ nsi_nft_job_table(struct mnl_socket *nl, struct in_addr host,
 	x_ifindex(r, NFT_META_OIF, 1); /* lo is ifindex 1 in every netns */
 	x_verdict(r, NF_ACCEPT);
 	rule_commit(&bt, r, "NEWRULE output: oif lo accept");
-	r = rule_new(t, "output");
-	x_ct_state(r, CT_EST_REL);
-	x_verdict(r, NF_ACCEPT);
-	rule_commit(&bt, r, "NEWRULE output: ct state established accept");
 	for (i = 0; i < nports; i++) {
 		r = rule_new(t, "output");
 		x_tcp_to(r, host, ports[i]);
@@ -443,10 +435,12 @@ nsi_nft_job_table(struct mnl_socket *nl, struct in_addr host,
 	x_ifindex(r, NFT_META_IIF, 1);
 	x_verdict(r, NF_ACCEPT);
 	rule_commit(&bt, r, "NEWRULE input: iif lo accept");
-	r = rule_new(t, "input");
-	x_ct_state(r, CT_EST_REL);
-	x_verdict(r, NF_ACCEPT);
-	rule_commit(&bt, r, "NEWRULE input: ct state established accept");
+	for (i = 0; i < nports; i++) {
+		r = rule_new(t, "input");
+		x_tcp_from(r, host, ports[i]);
+		x_verdict(r, NF_ACCEPT);
+		rule_commit(&bt, r, "NEWRULE input: tcp from the proxy accept");
+	}
 
 	rc = batch_send(nl, &bt, err, errlen);
 	batch_fini(&bt);
@@ -477,11 +471,6 @@ nsi_nft_host_table(struct mnl_socket *nl, const char *table, const char *ifname,
 		x_verdict(r, NF_ACCEPT);
 		rule_commit(&bt, r, "NEWRULE input: tcp to the proxy accept");
 	}
-	r = rule_new(table, "input");
-	x_ifname(r, NFT_META_IIFNAME, ifname);
-	x_ct_state(r, CT_EST_REL);
-	x_verdict(r, NF_ACCEPT);
-	rule_commit(&bt, r, "NEWRULE input: ct state established accept");
 	r = rule_new(table, "input");
 	x_ifname(r, NFT_META_IIFNAME, ifname);
 	x_verdict(r, NF_DROP);

@@ -25,6 +25,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/common.h"
@@ -39,6 +41,33 @@
 
 /* How many taken names to step over before giving up. */
 #define MAX_CLAIM_TRIES 256
+
+const char *const nsi_step_names[NSI_STEP_COUNT] = {
+	"host sockets",
+	"unshare+sysctl+sockets",
+	"lo up",
+	"link/addr scan",
+	"veth create",
+	"job nft batch",
+	"alias+addrs+up",
+	"host nft batch",
+	"close sockets",
+	"free: del table",
+	"free: del link",
+	"free: scan for tasks",
+	"free: close ns",
+};
+uint64_t nsi_prof[NSI_STEP_COUNT];
+
+/* Charge the time since *t to step, and restart *t. */
+static void
+prof(enum nsi_step step, uint64_t *t)
+{
+	uint64_t now = axg_monotonic_ns();
+
+	__atomic_fetch_add(&nsi_prof[step], now - *t, __ATOMIC_RELAXED);
+	*t = now;
+}
 
 struct ns_job_net {
 	enum ns_mode mode;
@@ -209,11 +238,14 @@ claim_slot(struct ns_job_net *net, struct nl_sock *hrt,
 	long slot;
 	int rc = -1;
 
+	uint64_t t = axg_monotonic_ns();
+
 	u.bits = axg_calloc(1, pool->slots / 8 + 1);
 	/* Links with our names and addresses inside the pool are taken. */
 	if (nsi_link_walk(hrt, used_link, &u, err, errlen) != 0 ||
 	    nsi_addr_walk(hrt, used_addr, &u, err, errlen) != 0)
 		goto out;
+	prof(NSI_STEP_SCAN, &t);
 	for (slot = next_free(&u, 0); slot >= 0;
 	     slot = next_free(&u, (uint32_t)slot + 1)) {
 		int r;
@@ -222,8 +254,9 @@ claim_slot(struct ns_job_net *net, struct nl_sock *hrt,
 		    NSI_LINK_PREFIX, slot, NSI_HOST_SUFFIX);
 		snprintf(net->job_if, sizeof(net->job_if), "%s%ld%c",
 		    NSI_LINK_PREFIX, slot, NSI_JOB_SUFFIX);
-		r = nsi_veth_add(hrt, net->host_if, net->job_if, net->nsfd, err,
-		    errlen);
+		r = nsi_veth_add(hrt, net->host_if, net->job_if, net->nsfd,
+		    NSI_IFINDEX_BASE + (int)slot, err, errlen);
+		prof(NSI_STEP_VETH, &t);
 		if (r < 0)
 			goto out;
 		if (r == 0) {
@@ -247,12 +280,63 @@ out:
 }
 
 /* ---- teardown, shared by free and the failure path ---- */
+
+/* Is a task in the namespace nsfd: one of our threads, or the main thread
+ * of another process?  (Costs one fstatat per process on the host.) */
+static bool
+ns_in_use(int nsfd)
+{
+	char path[64];
+	struct stat ns, st;
+	struct dirent *d;
+	pid_t self = getpid();
+	DIR *dir;
+	bool used = false;
+
+	if (fstat(nsfd, &ns) != 0)
+		return true;
+	/* Our own threads, then every process (by its main thread). */
+	dir = opendir("/proc/self/task");
+	if (dir == NULL)
+		return true;
+	while (!used && (d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%.16s/ns/net", d->d_name);
+		if (fstatat(dirfd(dir), path, &st, 0) == 0 &&
+		    st.st_ino == ns.st_ino && st.st_dev == ns.st_dev)
+			used = true;
+	}
+	closedir(dir);
+	dir = opendir("/proc");
+	if (dir == NULL)
+		return true;
+	while (!used && (d = readdir(dir)) != NULL) {
+		uint64_t pid;
+
+		if (axg_parse_u64(d->d_name, 1, INT32_MAX, &pid) != 0 ||
+		    (pid_t)pid == self)
+			continue;
+		/* Relative to /proc: no walk from the root per process. */
+		snprintf(path, sizeof(path), "%.16s/ns/net", d->d_name);
+		if (fstatat(dirfd(dir), path, &st, 0) == 0 &&
+		    st.st_ino == ns.st_ino && st.st_dev == ns.st_dev)
+			used = true;
+		if (used)
+			axg_debug("job namespace: process %s is in it",
+			    d->d_name);
+	}
+	closedir(dir);
+	return used;
+}
+
 static void
 teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf)
 {
 	char err[256];
 	struct nl_sock *own_rt = NULL;
 	struct mnl_socket *own_nf = NULL;
+	uint64_t t = axg_monotonic_ns();
 
 	if (net->have_table) {
 		if (hnf == NULL &&
@@ -262,7 +346,16 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf)
 			     sizeof(err)) < 0)
 			axg_warn("removing table %s: %s", net->table, err);
 		net->have_table = false;
+		prof(NSI_STEP_DEL_TABLE, &t);
 	}
+	/* With no task left in the namespace, closing our fd lets the kernel
+	 * destroy it, and the veth pair with it, in the background.  Deleting
+	 * the link here instead makes us wait for the device's references to
+	 * drain (RCU barriers: most of the teardown's time).  A task still in
+	 * there gets its link cut now. */
+	if (net->have_link && net->nsfd >= 0 && !ns_in_use(net->nsfd))
+		net->have_link = false;
+	prof(NSI_STEP_SCAN_NS, &t);
 	if (net->have_link) {
 		if (hrt == NULL &&
 		    nsi_rt_open(&own_rt, "host", err, sizeof(err)) != 0)
@@ -271,12 +364,14 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf)
 			     sizeof(err)) < 0)
 			axg_warn("removing link %s: %s", net->host_if, err);
 		net->have_link = false;
+		prof(NSI_STEP_DEL_LINK, &t);
 	}
 	nsi_nf_close(own_nf);
 	nsi_rt_close(own_rt);
 	if (net->nsfd >= 0)
 		close(net->nsfd);
 	net->nsfd = -1;
+	prof(NSI_STEP_DEL_NS, &t);
 }
 
 static int
@@ -315,6 +410,7 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	struct mnl_socket *hnf = NULL;
 	int hidx, jidx;
 	char alias[64];
+	uint64_t t = axg_monotonic_ns();
 
 	if (check_config(cfg, err, errlen) != 0)
 		return NULL;
@@ -333,21 +429,26 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	    (nsi_rt_open(&hrt, "host", err, errlen) != 0 ||
 		nsi_nf_open(&hnf, "host", err, errlen) != 0))
 		goto fail;
+	prof(NSI_STEP_SOCKETS, &t);
 	if (make_namespace(&in, err, errlen) != 0)
 		goto fail_in;
 	net->nsfd = in.nsfd;
 	in.nsfd = -1;
+	prof(NSI_STEP_UNSHARE, &t);
 	if (nsi_link_up(in.rt, 1, "lo (job namespace)", err, errlen) != 0)
 		goto fail_in;
+	prof(NSI_STEP_LO, &t);
 	if (cfg->mode == NS_MODE_BLOCK)
 		goto done;
 
 	if (claim_slot(net, hrt, &pool, err, errlen) != 0)
 		goto fail_in;
+	t = axg_monotonic_ns();
 	nsi_pool_addrs(&pool, (uint32_t)net->id, &net->host_in, &net->job_in);
 	if (nsi_nft_job_table(in.nf, net->host_in, cfg->ports, cfg->nports, err,
 		errlen) != 0)
 		goto fail_in;
+	prof(NSI_STEP_JOB_NFT, &t);
 	inet_ntop(AF_INET, &net->host_in, net->host_addr,
 	    sizeof(net->host_addr));
 	inet_ntop(AF_INET, &net->job_in, net->job_addr, sizeof(net->job_addr));
@@ -355,24 +456,26 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	    (long)getpid());
 	snprintf(net->table, sizeof(net->table), "%s%d_%ld", NSI_HOST_TABLE,
 	    net->id, (long)getpid());
-	if (nsi_link_index(hrt, net->host_if, &hidx, err, errlen) != 0 ||
-	    nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0 ||
+	hidx = jidx = NSI_IFINDEX_BASE + net->id;
+	if (nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0 ||
 	    nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
 		errlen) != 0 ||
-	    nsi_link_index(in.rt, net->job_if, &jidx, err, errlen) != 0 ||
 	    nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
 		errlen) != 0 ||
 	    nsi_link_up(in.rt, jidx, net->job_if, err, errlen) != 0)
 		goto fail_in;
+	prof(NSI_STEP_ADDRS, &t);
 	if (nsi_nft_host_table(hnf, net->table, net->host_if, net->host_in,
 		cfg->ports, cfg->nports, err, errlen) != 0)
 		goto fail_in;
 	net->have_table = true;
+	prof(NSI_STEP_HOST_NFT, &t);
 done:
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
 	nsi_rt_close(hrt);
 	nsi_nf_close(hnf);
+	prof(NSI_STEP_CLOSE, &t);
 	return net;
 
 fail_in:

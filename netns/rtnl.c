@@ -53,7 +53,7 @@ nsi_rt_close(struct nl_sock *sk)
 
 int
 nsi_veth_add(struct nl_sock *sk, const char *host, const char *peer, int nsfd,
-    char *err, size_t errlen)
+    int ifindex, char *err, size_t errlen)
 {
 	struct rtnl_link *link, *p;
 	int e, rc = -1;
@@ -65,13 +65,22 @@ nsi_veth_add(struct nl_sock *sk, const char *host, const char *peer, int nsfd,
 	p = rtnl_link_veth_get_peer(link);
 	rtnl_link_set_name(link, host);
 	rtnl_link_set_flags(link, IFF_UP);
+	/* Chosen indexes spare two RTM_GETLINKs (each of which would also
+	 * wait for the link watcher); one queue each spares the RCU grace
+	 * period veth pays to drop from one queue per CPU to one. */
+	rtnl_link_set_ifindex(link, ifindex);
+	rtnl_link_set_num_tx_queues(link, 1);
+	rtnl_link_set_num_rx_queues(link, 1);
+	rtnl_link_set_ifindex(p, ifindex);
+	rtnl_link_set_num_tx_queues(p, 1);
+	rtnl_link_set_num_rx_queues(p, 1);
 	rtnl_link_set_name(p, peer);
 	/* Not the peer: veth_open() fails with ENOTCONN while the kernel is
 	 * still configuring the peer, before the pair is linked. */
 	rtnl_link_set_ns_fd(p, nsfd);
 	e = rtnl_link_add(sk, link, NLM_F_CREATE | NLM_F_EXCL);
-	if (e == -NLE_EXIST) {
-		rc = 1;
+	if (e == -NLE_EXIST || e == -NLE_BUSY) {
+		rc = 1; /* the name or the index is taken */
 	} else if (e == -NLE_OPNOTSUPP) {
 		axg_seterr(err, errlen,
 		    "RTM_NEWLINK veth pair %s/%s: %s (the kernel has no veth "

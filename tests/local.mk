@@ -44,3 +44,4 @@ bench: $(bench_programs)
 	done
 .PHONY: bench
 include %reldir%/audit.mk
+include %reldir%/netns.mk

@@ -403,9 +403,52 @@ test_proxy(void)
 	ino = ns_inode(ns_job_net_fd(net));
 	ok(ino != 0 && we_hold_ns(ino), "we hold the namespace before free");
 	ns_job_net_free(net);
-	ok(!link_exists(host_if), "free removed link %s", host_if);
 	ok(!table_exists(table), "free removed table %s", table);
 	ok(!we_hold_ns(ino), "free let go of the namespace");
+	ok(link_gone_within(host_if, 3000), "link %s went with the namespace",
+	    host_if);
+}
+
+/* A task still in the namespace: free must cut the link itself. */
+static void
+test_free_busy(void)
+{
+	static const uint16_t ports[] = { PROXY_PORT };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1 };
+	struct ns_job_net *net;
+	char err[512], host_if[IFNAMSIZ], c = 0;
+	int p[2], st;
+	pid_t pid;
+
+	net = ns_job_net_new(&cfg, err, sizeof(err));
+	if (!ok(net != NULL, "another proxy-mode network")) {
+		tap_diag("%s", err);
+		return;
+	}
+	axg_strlcpy(host_if, ns_job_net_host_ifname(net), sizeof(host_if));
+	if (pipe(p) != 0)
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(30);
+		if (ns_job_net_enter(net, err, sizeof(err)) == 0)
+			c = 'r';
+		(void)write(p[1], &c, 1);
+		for (;;)
+			pause();
+	}
+	(void)read(p[0], &c, 1);
+	close(p[0]);
+	close(p[1]);
+	ok(c == 'r', "a process lives in the job's namespace");
+	ns_job_net_free(net);
+	ok(!link_exists(host_if),
+	    "free removed link %s at once, since the namespace lives on",
+	    host_if);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
 }
 
 /* ---- block mode ---- */
@@ -460,6 +503,7 @@ static void
 body(void)
 {
 	test_proxy();
+	test_free_busy();
 	test_block();
 }
 
