@@ -249,7 +249,7 @@ drop_privileges(void)
 	struct __user_cap_data_struct data[2];
 
 	for (int c = 0; c <= P->cap_last_cap; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == -1 && errno != EINVAL)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == -1)
 			fail(SBX_EXIT_SETUP, errno,
 			    "dropping capability %d from the bounding set", c);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)

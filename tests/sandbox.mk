@@ -15,5 +15,7 @@ tests_escape_probe_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
 tests_escape_probe_LDFLAGS =
 tests_escape_probe_LDADD =
 
+## make bench: sbx_run of /bin/true against fork+exec.
 EXTRA_PROGRAMS += tests/bench/bench-sandbox
 bench_programs += tests/bench/bench-sandbox
+tests_bench_bench_sandbox_SOURCES = tests/bench/bench-sandbox.c

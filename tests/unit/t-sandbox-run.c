@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -22,6 +23,8 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <seccomp.h>
 
 #include "common/common.h"
 #include "sandbox/sandbox.h"
@@ -579,6 +582,24 @@ test_filesystem(void)
 		    "a denied file reads as empty (/dev/null over it)");
 	}
 	{
+		char priv[300], pf[320];
+		struct sbx_grant gd[2] = { { probe_dir, SBX_READ_ONLY },
+			{ priv, SBX_DENY } };
+		char *ar[] = { probe, "read", pf, NULL };
+
+		snprintf(priv, sizeof(priv), "%s/private", ws);
+		snprintf(pf, sizeof(pf), "%s/key", priv);
+		mkdir(priv, 0755);
+		close(open(pf, O_WRONLY | O_CREAT, 0644));
+		spec_for(&s, ar);
+		s.grants = gd;
+		s.n_grants = 2;
+		run(&s, &r);
+		is_str(out, "EACCES",
+		    "a denied directory inside the workspace: EACCES (an empty "
+		    "mode-0 mount over it)");
+	}
+	{
 		char *ac[] = { probe, "chmod", "/etc/hostname", NULL };
 
 		spec_for(&s, ac);
@@ -743,6 +764,110 @@ test_fail_closed(void)
 #undef NO_MARKER
 }
 
+/* Run the spec in a helper process where one system call fails with err
+ * (a seccomp filter installed before the launch, inherited by everything
+ * the launcher starts), so no special kernel is needed.  arg0 >= 0 limits
+ * the failure to calls whose first argument has those bits set. */
+static int
+inject(struct sbx_spec *s, const char *sys, int err, long arg0_bits)
+{
+	int pfd[2], st = 0, rc = -1;
+	pid_t p;
+
+	if (pipe(pfd) == -1)
+		abort();
+	p = fork();
+	if (p == 0) {
+		scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+		struct sbx_result r;
+		int n;
+
+		close(pfd[0]);
+		if (arg0_bits >= 0)
+			n = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err),
+			    seccomp_syscall_resolve_name(sys), 1,
+			    SCMP_A0(SCMP_CMP_MASKED_EQ, (uint64_t)arg0_bits,
+				(uint64_t)arg0_bits));
+		else
+			n = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err),
+			    seccomp_syscall_resolve_name(sys), 0);
+		if (n < 0 || seccomp_load(ctx) < 0)
+			_exit(99);
+		errbuf[0] = '\0';
+		n = sbx_run(s, &r, errbuf, sizeof(errbuf));
+		if (write(pfd[1], errbuf, strlen(errbuf) + 1) < 0)
+			_exit(98);
+		_exit(n);
+	}
+	close(pfd[1]);
+	memset(errbuf, 0, sizeof(errbuf));
+	if (read(pfd[0], errbuf, sizeof(errbuf) - 1) < 0)
+		errbuf[0] = '\0';
+	close(pfd[0]);
+	waitpid(p, &st, 0);
+	if (WIFEXITED(st))
+		rc = WEXITSTATUS(st);
+	return rc;
+}
+
+static void
+test_injected_failures(void)
+{
+	char marker[256];
+	char *argv[] = { probe, "write", marker, NULL };
+	struct sbx_spec s;
+	static const struct {
+		const char *sys;
+		int err;
+		long bits;
+		int want;
+		const char *msg;
+		const char *name;
+	} c[] = {
+		{ "landlock_create_ruleset", ENOSYS, -1, SBX_EXIT_REFUSED,
+		    "Landlock is not built into this kernel",
+		    "no Landlock in the kernel (ENOSYS)" },
+		{ "landlock_create_ruleset", EOPNOTSUPP, -1, SBX_EXIT_REFUSED,
+		    "Landlock is disabled at boot",
+		    "Landlock disabled at boot (EOPNOTSUPP)" },
+		{ "landlock_restrict_self", EPERM, -1, SBX_EXIT_SETUP,
+		    "Landlock: restrict_self: Operation not permitted",
+		    "landlock_restrict_self fails" },
+		{ "seccomp", EINVAL, -1, SBX_EXIT_SETUP,
+		    "seccomp: loading filter 1: Invalid argument",
+		    "seccomp() fails (EINVAL)" },
+		{ "clone", EPERM, CLONE_NEWPID, SBX_EXIT_INTERNAL,
+		    "creating the job's PID and mount namespaces",
+		    "no PID namespace (clone EPERM)" },
+		{ "mount", EPERM, -1, SBX_EXIT_SETUP,
+		    "making / private: Operation not permitted",
+		    "mount() refused" },
+		{ "setresuid", EPERM, -1, SBX_EXIT_SETUP,
+		    "switching to uid 65534: Operation not permitted",
+		    "the uid switch fails" },
+		{ "prctl", EPERM, PR_CAPBSET_DROP, SBX_EXIT_SETUP,
+		    "from the bounding set: Operation not permitted",
+		    "dropping the bounding set fails" },
+		{ "close_range", ENOSYS, -1, SBX_EXIT_SETUP,
+		    "close_range: closing inherited descriptors",
+		    "close_range missing (ENOSYS)" },
+	};
+
+	snprintf(marker, sizeof(marker), "%s/marker-inj", vt);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int rc;
+
+		unlink(marker);
+		spec_for(&s, argv);
+		rc = inject(&s, c[i].sys, c[i].err, c[i].bits);
+		is_int(rc, c[i].want, "%s: launch refused", c[i].name);
+		like_str(errbuf, c[i].msg, "%s: the message says what",
+		    c[i].name);
+		ok(access(marker, F_OK) == -1, "%s: the job never ran",
+		    c[i].name);
+	}
+}
+
 static int
 count_lines(const char *path)
 {
@@ -753,6 +878,42 @@ count_lines(const char *path)
 		n += *p == '\n';
 	free(s);
 	return n;
+}
+
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d != NULL && readdir(d) != NULL)
+		n++;
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+/* Repeated launches leave no fd, child process or mount behind. */
+static void
+test_teardown(void)
+{
+	char *argv[] = { "/usr/bin/true", NULL };
+	int fds0 = count_fds(), m0 = count_lines("/proc/self/mountinfo");
+	int bad = 0;
+
+	for (int i = 0; i < 30; i++) {
+		struct sbx_spec s;
+		struct sbx_result r;
+
+		spec_for(&s, argv);
+		if (run(&s, &r) != 0)
+			bad++;
+	}
+	is_int(bad, 0, "30 launches of /usr/bin/true succeed");
+	is_int(count_fds(), fds0, "no descriptor leaked");
+	ok(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD,
+	    "no child process left");
+	is_int(count_lines("/proc/self/mountinfo"), m0, "no mount left");
 }
 
 static void
@@ -769,6 +930,17 @@ cleanup(void)
 	}
 }
 
+/* MUST_WORK=1 turns a whole-file skip into a failure. */
+static void
+skip_all(const char *why)
+{
+	if (getenv("MUST_WORK") != NULL) {
+		printf("1..1\nnot ok 1 - MUST_WORK is set: %s\n", why);
+		exit(1);
+	}
+	tap_skip_all(why);
+}
+
 int
 main(void)
 {
@@ -777,21 +949,21 @@ main(void)
 	int abi, mounts0;
 
 	if (geteuid() != 0)
-		tap_skip_all("needs root (namespaces, user switch)");
+		skip_all("needs root (namespaces, user switch)");
 	alarm(300); /* a watchdog: never hang the suite */
 	abi = sbx_landlock_abi(err, sizeof(err));
 	if (abi < SBX_LANDLOCK_ABI_MIN)
-		tap_skip_all(abi < 0 ? err : "Landlock ABI below 3");
+		skip_all(abi < 0 ? err : "Landlock ABI below 3");
 	if (abi < 6)
-		tap_skip_all("these checks expect Landlock ABI 6 (scopes)");
+		skip_all("these checks expect Landlock ABI 6 (scopes)");
 	snprintf(probe_dir, sizeof(probe_dir), "%s/tests/escape",
 	    bd ? bd : ".");
 	if (realpath(probe_dir, probe) == NULL)
-		tap_skip_all("the probe's directory is missing");
+		skip_all("the probe's directory is missing");
 	axg_strlcpy(probe_dir, probe, sizeof(probe_dir));
 	snprintf(probe, sizeof(probe), "%s/probe", probe_dir);
 	if (access(probe, X_OK) == -1)
-		tap_skip_all("the probe program is not built");
+		skip_all("the probe program is not built");
 	base_grants[0] = (struct sbx_grant){ probe_dir, SBX_READ_ONLY };
 	n_base = 1;
 
@@ -799,7 +971,7 @@ main(void)
 	snprintf(vt, sizeof(vt), "/var/tmp/axg-sbx-XXXXXX");
 	snprintf(home, sizeof(home), "/var/tmp/axg-home-XXXXXX");
 	if (mkdtemp(ws) == NULL || mkdtemp(vt) == NULL || mkdtemp(home) == NULL)
-		tap_skip_all("cannot create temporary directories");
+		skip_all("cannot create temporary directories");
 	if (chown(ws, 65534, 65534) == -1)
 		abort();
 	chmod(vt, 0755);
@@ -834,6 +1006,8 @@ main(void)
 	test_filesystem();
 	test_limits();
 	test_fail_closed();
+	test_injected_failures();
+	test_teardown();
 
 	is_int(count_lines("/proc/self/mountinfo"), mounts0,
 	    "no mount is left behind in the launcher's namespace");
