@@ -306,6 +306,12 @@ sbx_seccomp_build(const struct sbx_spec *spec, struct sock_fprog out[2],
 	return axg_seterr(err, errlen,
 	    "seccomp: this architecture is not supported yet");
 #endif
+	/* KILL_PROCESS needs API level 3 (Linux 4.14 seccomp()). */
+	if (seccomp_api_get() < 3)
+		return axg_seterr(err, errlen,
+		    "seccomp: libseccomp reports API level %u, and the "
+		    "filter needs 3 (seccomp() with KILL_PROCESS, Linux 4.14)",
+		    seccomp_api_get());
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL)
 		return axg_seterr(err, errlen, "seccomp: seccomp_init failed");

@@ -551,6 +551,16 @@ test_filesystem(void)
 		run(&s, &r);
 		is_str(out, "OK", "the system set (/etc) is readable");
 	}
+	is_str(FS(argr, "%s", "/proc/1/environ"), "ENOENT",
+	    "the init's /proc entry is invisible (hidepid=invisible)");
+	is_str(FS(argv, "%s", "/proc/sys/kernel/hostname"), "EACCES",
+	    "writing /proc/sys: EACCES");
+	is_str(FS(argv, "%s", "/proc/self/oom_score_adj"), "EACCES",
+	    "writing /proc/self/oom_score_adj: EACCES");
+	is_str(FS(argr, "%s", "/dev/kmsg"), "EACCES", "/dev/kmsg: EACCES");
+	is_str(FS(argr, "%s", "/run/axgate-no-such"), "ENOENT",
+	    "/run is an empty tmpfs");
+	is_str(FS(argv, "%s", "/tmp/x"), "OK", "the private /tmp is writable");
 	/* A symlink planted in the workspace towards the key. */
 	snprintf(path, sizeof(path), "%s/link", ws);
 	unlink(path);
