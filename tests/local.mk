@@ -45,3 +45,4 @@ bench: $(bench_programs)
 .PHONY: bench
 include %reldir%/audit.mk
 include %reldir%/netns.mk
+include %reldir%/sandbox.mk

@@ -1,0 +1,411 @@
+/* child.c: the sandbox's side of clone(), up to execve().
+ *
+ * sbx_child_init() runs as pid 1 of the job's new PID namespace, in a new
+ * mount and IPC namespace.  It joins the network namespace, builds the
+ * mount view, mounts a fresh /proc, forks the job and then stays as its
+ * init: it reaps orphans, relays the signals the launcher forwards, and
+ * reports the job's wait status.  The job applies the rest in the order of
+ * the launcher notes, seccomp last, and execs.
+ *
+ * Only system calls from here on: the parent prepared everything, and the
+ * process may have been cloned from a multi-threaded one, so no malloc and
+ * no glibc set*id() (which would signal threads that do not exist here). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <linux/securebits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/landlock-abi.h"
+#include "sandbox/sandbox-int.h"
+
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+static const struct sbx_plan *P;
+
+static void fail(int code, int e, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 3, 4)));
+
+/* Report a failed step to the parent and exit with its code. */
+static void
+fail(int code, int e, const char *fmt, ...)
+{
+	struct sbx_msg m;
+	va_list ap;
+	size_t n;
+
+	memset(&m, 0, sizeof(m));
+	m.code = code;
+	m.err = e;
+	va_start(ap, fmt);
+	vsnprintf(m.text, sizeof(m.text), fmt, ap);
+	va_end(ap);
+	n = strlen(m.text);
+	if (e != 0 && n < sizeof(m.text))
+		snprintf(m.text + n, sizeof(m.text) - n, ": %s", strerror(e));
+	if (write(P->err_w, &m, sizeof(m)) < 0) {
+		/* nothing more to do: the exit code still says it */
+	}
+	_exit(code);
+}
+
+/* mkdir -p inside a tmpfs we own; the last component is a directory or,
+ * for a file bind target, an empty file. */
+static void
+make_target(const char *path, bool is_dir)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		fail(SBX_EXIT_SETUP, ENAMETOOLONG, "bind target %.200s", path);
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (i == n && !is_dir) {
+			int fd =
+			    open(buf, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+			if (fd == -1 && errno != EEXIST)
+				fail(SBX_EXIT_SETUP, errno,
+				    "creating bind target %.200s", buf);
+			if (fd != -1)
+				close(fd);
+		} else if (mkdir(buf, 0755) == -1 && errno != EEXIST) {
+			fail(SBX_EXIT_SETUP, errno,
+			    "creating bind target %.200s", buf);
+		}
+		if (i < n)
+			buf[i] = '/';
+	}
+}
+
+#define SBX_BIND_MAX 128
+
+/* Open the bind sources in our own mount namespace, refusing any that is
+ * not the inode the parent validated. */
+static void
+open_bind_sources(int *fds)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+
+	if (P->n_mounts > SBX_BIND_MAX)
+		fail(SBX_EXIT_SETUP, E2BIG, "too many mounts");
+	for (size_t i = 0; i < P->n_mounts; i++) {
+		const struct sbx_mount *m = &P->mounts[i];
+		struct stat st;
+
+		fds[i] = -1;
+		if (m->kind != SBX_M_BIND)
+			continue;
+		fds[i] = (int)syscall(__NR_openat2, AT_FDCWD, m->target, &how,
+		    sizeof(how));
+		if (fds[i] == -1)
+			fail(SBX_EXIT_SETUP, errno, "opening %.200s",
+			    m->target);
+		if (fstat(fds[i], &st) == -1 || st.st_dev != m->dev ||
+		    st.st_ino != m->ino)
+			fail(SBX_EXIT_SETUP, 0,
+			    "%.200s changed after it was checked", m->target);
+	}
+}
+
+static void
+do_mounts(void)
+{
+	const unsigned long hard = MS_NOSUID | MS_NODEV;
+	int fds[SBX_BIND_MAX];
+	char src[64];
+
+	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		fail(SBX_EXIT_SETUP, errno,
+		    "mount namespace: making / private");
+	open_bind_sources(fds);
+	for (size_t i = 0; i < P->n_mounts; i++) {
+		const struct sbx_mount *m = &P->mounts[i];
+
+		switch (m->kind) {
+		case SBX_M_HIDE:
+			if (mount("tmpfs", m->target, "tmpfs", hard | MS_NOEXEC,
+				"mode=0755,size=1m,nr_inodes=4096") == -1)
+				fail(SBX_EXIT_SETUP, errno, "hiding %.200s",
+				    m->target);
+			break;
+		case SBX_M_TMP:
+			if (mount("tmpfs", m->target, "tmpfs", hard,
+				"mode=1777") == -1)
+				fail(SBX_EXIT_SETUP, errno,
+				    "mounting a private %.200s", m->target);
+			break;
+		case SBX_M_BIND:
+			make_target(m->target, m->is_dir);
+			snprintf(src, sizeof(src), "/proc/self/fd/%d", fds[i]);
+			if (mount(src, m->target, NULL, MS_BIND | MS_REC,
+				NULL) == -1)
+				fail(SBX_EXIT_SETUP, errno,
+				    "binding %.200s back", m->target);
+			if (m->read_only &&
+			    mount(NULL, m->target, NULL,
+				MS_REMOUNT | MS_BIND | MS_RDONLY | hard,
+				NULL) == -1)
+				fail(SBX_EXIT_SETUP, errno,
+				    "making %.200s read-only", m->target);
+			close(fds[i]);
+			break;
+		case SBX_M_DENY_DIR:
+			if (mount("tmpfs", m->target, "tmpfs",
+				hard | MS_NOEXEC | MS_RDONLY,
+				"mode=0000,size=4k,nr_inodes=1") == -1)
+				fail(SBX_EXIT_SETUP, errno, "denying %.200s",
+				    m->target);
+			break;
+		case SBX_M_DENY_FILE:
+			if (mount("/dev/null", m->target, NULL, MS_BIND,
+				NULL) == -1)
+				fail(SBX_EXIT_SETUP, errno, "denying %.200s",
+				    m->target);
+			break;
+		}
+	}
+	if (mount("proc", "/proc", "proc", hard | MS_NOEXEC,
+		"hidepid=invisible") == -1)
+		fail(SBX_EXIT_SETUP, errno,
+		    "mounting a fresh /proc for the PID namespace");
+}
+
+/* Rules for what the child mounted itself: /proc and /tmp. */
+static void
+landlock_own_mounts(void)
+{
+	static const char *const paths[] = { "/proc", "/tmp" };
+
+	for (int i = 0; i < 2; i++) {
+		struct sbx_landlock_path_beneath_attr pb;
+		int fd = open(paths[i], O_PATH | O_CLOEXEC | O_DIRECTORY);
+
+		if (fd == -1)
+			fail(SBX_EXIT_SETUP, errno, "Landlock: opening %s",
+			    paths[i]);
+		pb.allowed_access = i == 0 ? P->ll_ro_dir : P->ll_rw_dir;
+		pb.parent_fd = fd;
+		if (syscall(__NR_landlock_add_rule, P->ruleset_fd,
+			SBX_LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1)
+			fail(SBX_EXIT_SETUP, errno, "Landlock rule for %s",
+			    paths[i]);
+		close(fd);
+	}
+}
+
+static void
+setup_stdio(void)
+{
+	int tmp[3];
+
+	for (int i = 0; i < 3; i++) {
+		tmp[i] = -1;
+		if (P->stdio[i] >= 0 && P->stdio[i] != i) {
+			tmp[i] = fcntl(P->stdio[i], F_DUPFD_CLOEXEC, 10);
+			if (tmp[i] == -1)
+				fail(SBX_EXIT_SETUP, errno, "stdio fd %d",
+				    P->stdio[i]);
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		if (tmp[i] != -1 && dup2(tmp[i], i) == -1)
+			fail(SBX_EXIT_SETUP, errno, "stdio fd %d", i);
+}
+
+static void
+drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+		.pid = 0,
+	};
+	struct __user_cap_data_struct data[2];
+
+	for (int c = 0; c <= P->cap_last_cap; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == -1)
+			fail(SBX_EXIT_SETUP, errno,
+			    "dropping capability %d from the bounding set", c);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "clearing ambient capabilities");
+	/* setuid() below must clear the capabilities, and no exec may give
+	 * them back to uid 0 or through ambient raising. */
+	if (prctl(PR_SET_SECUREBITS,
+		SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+		    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+		    SECBIT_NO_CAP_AMBIENT_RAISE |
+		    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+		0, 0, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "locking the securebits");
+	if (syscall(SYS_setgroups, 0, NULL) == -1)
+		fail(SBX_EXIT_SETUP, errno, "dropping supplementary groups");
+	if (syscall(SYS_setresgid, P->gid, P->gid, P->gid) == -1)
+		fail(SBX_EXIT_SETUP, errno, "switching to gid %u",
+		    (unsigned)P->gid);
+	if (syscall(SYS_setresuid, P->uid, P->uid, P->uid) == -1)
+		fail(SBX_EXIT_SETUP, errno, "switching to uid %u",
+		    (unsigned)P->uid);
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) == -1)
+		fail(SBX_EXIT_SETUP, errno, "clearing capabilities");
+	if (syscall(SYS_capget, &hdr, data) == -1 || data[0].effective ||
+	    data[0].permitted || data[0].inheritable || data[1].effective ||
+	    data[1].permitted || data[1].inheritable)
+		fail(SBX_EXIT_SETUP, 0,
+		    "capabilities still held after the "
+		    "drop");
+	if (getuid() == 0 || geteuid() == 0 || getgid() == 0)
+		fail(SBX_EXIT_SETUP, 0, "still root after the switch");
+}
+
+static void job_exec(void) __attribute__((noreturn));
+
+static void
+job_exec(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) == -1)
+		fail(SBX_EXIT_SETUP, errno, "unblocking signals");
+	setup_stdio();
+	if (setsid() == -1)
+		fail(SBX_EXIT_SETUP, errno, "setsid");
+	for (size_t i = 0; i < P->n_rlimits; i++)
+		if (setrlimit(P->rlimits[i].resource, &P->rlimits[i].rl) == -1)
+			fail(SBX_EXIT_SETUP, errno, "setting rlimit %d",
+			    P->rlimits[i].resource);
+	if (P->workspace_fd != -1) {
+		if (P->workspace_bound ? chdir(P->workspace) == -1
+				       : fchdir(P->workspace_fd) == -1)
+			fail(SBX_EXIT_SETUP, errno,
+			    "entering the workspace %.200s", P->workspace);
+	} else if (chdir("/") == -1) {
+		fail(SBX_EXIT_SETUP, errno, "chdir /");
+	}
+	drop_privileges();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "setting no_new_privs");
+	/* After the uid change, which clears the death signal. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "setting the parent-death signal");
+	if (getppid() != 1)
+		fail(SBX_EXIT_SETUP, 0, "the sandbox init is gone");
+	if (syscall(__NR_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		fail(SBX_EXIT_SETUP, errno,
+		    "close_range: closing inherited descriptors");
+	if (syscall(__NR_landlock_restrict_self, P->ruleset_fd, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "Landlock: restrict_self");
+	for (int i = 0; i < 2; i++)
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+			&P->filters[i]) == -1)
+			fail(SBX_EXIT_SETUP, errno,
+			    "seccomp: loading filter %d", i + 1);
+	execve(P->path, P->argv, P->envp);
+	fail(SBX_EXIT_EXEC, errno, "executing %.200s", P->path);
+}
+
+/* The PID namespace's init: relay signals, reap, report. */
+static void init_loop(pid_t job) __attribute__((noreturn));
+
+static void
+init_loop(pid_t job)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGWINCH);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+
+		if (sig == -1)
+			continue;
+		if (sig != SIGCHLD) {
+			kill(job, sig);
+			continue;
+		}
+		for (;;) {
+			int st;
+			pid_t p = waitpid(-1, &st, WNOHANG);
+
+			if (p <= 0)
+				break;
+			if (p == job) {
+				if (write(P->status_w, &st, sizeof(st)) < 0) {
+					/* the parent is gone: so are we */
+				}
+				_exit(0);
+			}
+		}
+	}
+}
+
+void
+sbx_child_init(const struct sbx_plan *plan)
+{
+	sigset_t chld;
+	char go;
+	pid_t job;
+
+	P = plan;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "setting the parent-death signal");
+	/* The parent writes one byte when it is ready; EOF means it died
+	 * before the death signal was armed. */
+	if (read(P->sync_r, &go, 1) != 1)
+		_exit(SBX_EXIT_SETUP);
+	if (P->netns_fd >= 0 && setns(P->netns_fd, CLONE_NEWNET) == -1)
+		fail(SBX_EXIT_SETUP, errno,
+		    "joining the job's network namespace");
+	do_mounts();
+	landlock_own_mounts();
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &chld, NULL) == -1)
+		fail(SBX_EXIT_SETUP, errno, "blocking SIGCHLD");
+	job = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	if (job == -1)
+		fail(SBX_EXIT_SETUP, errno, "forking the job");
+	if (job == 0)
+		job_exec();
+	close(P->err_w);
+	init_loop(job);
+}

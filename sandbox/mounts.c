@@ -1,0 +1,195 @@
+/* mounts.c: what the job's mount namespace hides, and what it binds back.
+ *
+ * The home directories, /run and the caller's $HOME go under an empty
+ * tmpfs, /tmp becomes a private tmpfs, and then the workspace and the
+ * grants that lived under one of those are bind-mounted back.  The child
+ * opens them again before hiding anything (a bind source must be in its
+ * own mount namespace) and checks each is the very inode the parent
+ * validated, so a path swapped for a symlink in between is refused.  Deny
+ * grants get an empty read-only tmpfs (a directory) or /dev/null (a file) over
+ * them.  The child mounts a fresh /proc last. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "sandbox/sandbox-int.h"
+
+#define SBX_HIDE_MAX 64
+
+static const char *const hide_always[] = { "/home", "/root", "/run" };
+
+static bool
+is_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '/' || path[n] == '\0');
+}
+
+bool
+sbx_path_clean(const char *p)
+{
+	size_t n;
+
+	if (p == NULL || p[0] != '/')
+		return false;
+	n = strlen(p);
+	if (n >= 4096 || strstr(p, "//") != NULL || strstr(p, "/./") != NULL ||
+	    strstr(p, "/../") != NULL || axg_endswith(p, "/.") ||
+	    axg_endswith(p, "/.."))
+		return false;
+	return n == 1 || p[n - 1] != '/';
+}
+
+static void
+push(struct sbx_plan *plan, enum sbx_mount_kind kind, const char *target,
+    int src_fd, bool is_dir, bool ro)
+{
+	struct sbx_mount *m;
+
+	plan->mounts = axg_reallocarray(plan->mounts, plan->n_mounts + 1,
+	    sizeof(*plan->mounts));
+	m = &plan->mounts[plan->n_mounts++];
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->target = axg_strdup(target);
+	if (src_fd >= 0) {
+		struct stat st;
+
+		if (fstat(src_fd, &st) == 0) {
+			m->dev = st.st_dev;
+			m->ino = st.st_ino;
+		}
+	}
+	m->is_dir = is_dir;
+	m->read_only = ro;
+}
+
+/* Is path under a hidden directory (or /tmp)? */
+static bool
+hidden(const char *path, const char *const *h, size_t nh)
+{
+	for (size_t i = 0; i < nh; i++)
+		if (is_under(path, h[i]))
+			return true;
+	return false;
+}
+
+int
+sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
+    const bool *grant_dir, struct sbx_plan *plan, char *err, size_t errlen)
+{
+	const char *cand[SBX_HIDE_MAX], *h[SBX_HIDE_MAX + 1];
+	const char *binds[SBX_HIDE_MAX];
+	size_t nc = 0, nh = 0, nb = 0;
+	const char *home = getenv("HOME");
+
+	for (size_t i = 0; i < AXG_ARRAY_LEN(hide_always); i++)
+		cand[nc++] = hide_always[i];
+	if (home != NULL && sbx_path_clean(home) && strcmp(home, "/") != 0)
+		cand[nc++] = home;
+	for (size_t i = 0; spec->hide != NULL && spec->hide[i] != NULL; i++) {
+		if (!sbx_path_clean(spec->hide[i]) ||
+		    strcmp(spec->hide[i], "/") == 0)
+			return axg_seterr(err, errlen,
+			    "hidden path '%s' is not a clean absolute path",
+			    spec->hide[i]);
+		if (nc >= SBX_HIDE_MAX)
+			return axg_seterr(err, errlen,
+			    "more than %d hidden paths", SBX_HIDE_MAX);
+		cand[nc++] = spec->hide[i];
+	}
+	/* Hide each existing real directory not already under another. */
+	for (size_t i = 0; i < nc; i++) {
+		struct stat st;
+		bool nested = false;
+
+		if (lstat(cand[i], &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		for (size_t j = 0; j < nc; j++)
+			if (j != i && is_under(cand[i], cand[j]) &&
+			    (strcmp(cand[i], cand[j]) != 0 || j < i))
+				nested = true;
+		if (nested)
+			continue;
+		push(plan, SBX_M_HIDE, cand[i], -1, true, false);
+		h[nh++] = cand[i];
+	}
+	push(plan, SBX_M_TMP, "/tmp", -1, true, false);
+	h[nh++] = "/tmp";
+
+	/* Bind back what the job is granted under a hidden tree. */
+	if (spec->workspace != NULL && hidden(spec->workspace, h, nh))
+		binds[nb++] = spec->workspace;
+	for (size_t i = 0; i < spec->n_grants; i++) {
+		const char *p = spec->grants[i].path;
+
+		if (spec->grants[i].access != SBX_DENY && hidden(p, h, nh)) {
+			if (nb >= SBX_HIDE_MAX)
+				return axg_seterr(err, errlen,
+				    "more than %d grants under hidden paths",
+				    SBX_HIDE_MAX);
+			binds[nb++] = p;
+		}
+	}
+	for (size_t i = 0; i < nb; i++) {
+		bool nested = false;
+		int fd = -1;
+		bool dir = true, ro = false;
+
+		for (size_t j = 0; j < nb; j++)
+			if (j != i && is_under(binds[i], binds[j]) &&
+			    (strcmp(binds[i], binds[j]) != 0 || j < i))
+				nested = true;
+		if (nested)
+			continue;
+		if (spec->workspace != NULL && binds[i] == spec->workspace) {
+			fd = plan->workspace_fd;
+			plan->workspace_bound = true;
+		} else {
+			for (size_t g = 0; g < spec->n_grants; g++) {
+				if (spec->grants[g].path == binds[i]) {
+					fd = grant_fds[g];
+					dir = grant_dir[g];
+					ro = spec->grants[g].access ==
+					    SBX_READ_ONLY;
+				}
+			}
+		}
+		push(plan, SBX_M_BIND, binds[i], fd, dir, ro);
+	}
+
+	/* Deny grants: over what is still visible. */
+	for (size_t i = 0; i < spec->n_grants; i++) {
+		const char *p = spec->grants[i].path;
+		bool visible = !hidden(p, h, nh);
+
+		if (spec->grants[i].access != SBX_DENY)
+			continue;
+		for (size_t j = 0; j < nb && !visible; j++)
+			if (is_under(p, binds[j]))
+				visible = true;
+		if (grant_fds[i] == -1 || !visible)
+			continue;
+		push(plan, grant_dir[i] ? SBX_M_DENY_DIR : SBX_M_DENY_FILE, p,
+		    -1, grant_dir[i], true);
+	}
+	return 0;
+}
+
+void
+sbx_mounts_free(struct sbx_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++)
+		free(plan->mounts[i].target);
+	free(plan->mounts);
+	plan->mounts = NULL;
+	plan->n_mounts = 0;
+}

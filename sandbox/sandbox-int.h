@@ -1,0 +1,131 @@
+/*
+ * sandbox-int.h: what the files of sandbox/ share.
+ *
+ * The parent prepares everything in a struct sbx_plan (paths opened, the
+ * Landlock ruleset built, the seccomp programs compiled, the environment
+ * built, the mount list computed) so that the child only issues system
+ * calls: no allocation and no locks between clone() and execve().
+ */
+#ifndef AXG_SANDBOX_INT_H
+#define AXG_SANDBOX_INT_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "sandbox/sandbox.h"
+
+#define SBX_MAX_RLIMITS 8
+
+enum sbx_mount_kind {
+	SBX_M_HIDE,	 /* empty tmpfs over a directory */
+	SBX_M_TMP,	 /* a private, writable /tmp */
+	SBX_M_BIND,	 /* bind a pre-opened path back into a hidden tree */
+	SBX_M_DENY_DIR,	 /* empty read-only tmpfs over a directory */
+	SBX_M_DENY_FILE, /* /dev/null over a file */
+};
+
+struct sbx_mount {
+	enum sbx_mount_kind kind;
+	char *target; /* absolute path */
+	dev_t dev;    /* SBX_M_BIND: the inode the parent validated */
+	ino_t ino;
+	bool is_dir;	/* SBX_M_BIND: the source is a directory */
+	bool read_only; /* SBX_M_BIND: remount read-only */
+};
+
+struct sbx_plan {
+	/* what to execute */
+	char *path;
+	char **argv;
+	char **envp;
+
+	uid_t uid;
+	gid_t gid;
+	int cap_last_cap;
+
+	int stdio[3];
+	int netns_fd;
+	int workspace_fd;      /* O_PATH, or -1 */
+	const char *workspace; /* its path (the spec's) */
+	bool workspace_bound;  /* bind-mounted back at that path */
+
+	/* Landlock: the ruleset (built in the parent, minus the rules for
+	 * the mounts the child makes), and the rights for those. */
+	int ruleset_fd;
+	int landlock_abi;
+	uint64_t ll_ro_dir;
+	uint64_t ll_rw_dir;
+
+	/* seccomp: the libseccomp deny list and the raw guard filter */
+	struct sock_fprog filters[2];
+
+	struct sbx_mount *mounts;
+	size_t n_mounts;
+
+	struct {
+		int resource;
+		struct rlimit rl;
+	} rlimits[SBX_MAX_RLIMITS];
+	size_t n_rlimits;
+
+	/* pipes to the parent (child ends) */
+	int err_w;    /* struct sbx_msg on failure; CLOEXEC so exec closes it */
+	int status_w; /* the init writes the job's wait status here */
+	int sync_r;   /* the parent writes one byte to start; EOF = it died */
+};
+
+/* What the child writes on the error pipe. */
+struct sbx_msg {
+	int code; /* SBX_EXIT_SETUP or SBX_EXIT_EXEC */
+	int err;  /* errno */
+	char text[480];
+};
+
+/* ---- child.c: never returns ---- */
+void sbx_child_init(const struct sbx_plan *plan) __attribute__((noreturn));
+
+/* ---- env.c ---- */
+/* A new NULL-terminated environment; free with sbx_strv_free(). */
+char **sbx_env_build(const struct sbx_spec *spec, char *err, size_t errlen);
+const char *sbx_env_get(char *const *envp, const char *name);
+void sbx_strv_free(char **v);
+char **sbx_strv_dup(char *const *v);
+/* Find argv0 in PATH (NULL: /usr/bin:/bin); a new string. */
+char *
+sbx_find_exec(const char *argv0, const char *path, char *err, size_t errlen);
+
+/* ---- user.c ---- */
+int sbx_user_resolve(const char *user, uid_t *uid, gid_t *gid, char *err,
+    size_t errlen);
+
+/* ---- landlock.c ---- */
+/* Build the ruleset for plan->landlock_abi from the spec's grants; fills
+ * plan->ruleset_fd and the rights the child uses.  grant_fds[i] is the
+ * O_PATH fd of spec->grants[i] (or -1 for SBX_DENY). */
+int sbx_landlock_build(const struct sbx_spec *spec, const int *grant_fds,
+    struct sbx_plan *plan, char *err, size_t errlen);
+/* Open a grant path: O_PATH, refusing any symlink on the way. */
+int sbx_open_grant(const char *path, bool *is_dir, char *err, size_t errlen);
+
+/* ---- seccomp.c ---- */
+int sbx_seccomp_build(const struct sbx_spec *spec, struct sock_fprog out[2],
+    char *err, size_t errlen);
+void sbx_seccomp_free(struct sock_fprog out[2]);
+
+/* ---- limits.c ---- */
+int sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan,
+    char *err, size_t errlen);
+/* Check that the cgroup v2 limits the spec asks for can be enforced. */
+int sbx_cgroup_check(const struct sbx_spec *spec, char *err, size_t errlen);
+
+/* ---- mounts.c ---- */
+int sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
+    const bool *grant_dir, struct sbx_plan *plan, char *err, size_t errlen);
+void sbx_mounts_free(struct sbx_plan *plan);
+/* Absolute, no "//", "/./", "/../", no trailing slash. */
+bool sbx_path_clean(const char *p);
+
+#endif /* AXG_SANDBOX_INT_H */

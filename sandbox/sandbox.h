@@ -1,0 +1,166 @@
+/*
+ * sandbox.h: a job's process confinement.
+ *
+ * sbx_run() starts a command in its own mount, PID and IPC namespaces
+ * (joining a network namespace the caller already built, if any), under a
+ * small init that reaps orphans and forwards signals, as an unprivileged
+ * user with no capabilities and no_new_privs, confined by a Landlock ruleset
+ * built from the filesystem grants and by a seccomp deny list, with a
+ * cleared environment that points HTTP(S)_PROXY at the proxy.  It waits for
+ * the job and returns its exit status.
+ *
+ * Every step fails closed: if one cannot be applied (a kernel feature is
+ * missing, a grant path does not exist, a limit cannot be enforced) the job
+ * never runs and the message names what is missing and how to fix it.
+ *
+ * The caller must be root (it creates namespaces and switches users).
+ * Nothing here creates network devices: the network namespace is built by
+ * netns/ and handed over as an fd.
+ *
+ * Ownership: the spec and everything it points to stay the caller's; the
+ * library copies what it needs before sbx_spawn() returns.  A job from
+ * sbx_spawn() is freed with sbx_job_free() after sbx_wait().
+ */
+#ifndef AXG_SANDBOX_H
+#define AXG_SANDBOX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Exit statuses reserved for the launcher's own failures (never the job's:
+ * sbx_result says which it was). */
+enum {
+	SBX_EXIT_INTERNAL = 250, /* launcher bug or resource exhaustion */
+	SBX_EXIT_REFUSED = 251,	 /* spec refused before anything started */
+	SBX_EXIT_SETUP = 252,	 /* a confinement step failed in the child */
+	SBX_EXIT_EXEC = 253,	 /* the command could not be executed */
+};
+
+/* Lowest Landlock ABI the sandbox runs with (FS_TRUNCATE: a complete
+ * read-only guarantee). */
+#define SBX_LANDLOCK_ABI_MIN 3
+
+enum sbx_access {
+	SBX_READ_ONLY = 1,  /* read, list and execute */
+	SBX_READ_WRITE = 2, /* everything Landlock can grant */
+	SBX_DENY = 3,	    /* hidden: an empty mount over the path */
+};
+
+struct sbx_grant {
+	const char *path; /* absolute; must exist and contain no symlink */
+	enum sbx_access access;
+};
+
+struct sbx_spec {
+	/* The command: argv[0] is looked up in the job's PATH (or
+	 * /usr/bin:/bin) unless it contains a slash. */
+	char *const *argv;
+
+	/* Environment: names copied from envp (NULL: the caller's environ)
+	 * when listed in env_allow (a trailing '*' matches a prefix), then
+	 * the "NAME=VALUE" strings of env_set.  Both NULL-terminated or NULL.
+	 * Everything else is dropped. */
+	char *const *envp;
+	const char *const *env_allow;
+	const char *const *env_set;
+
+	/* The proxy: when proxy_addr is set, HTTP_PROXY, HTTPS_PROXY,
+	 * http_proxy, https_proxy point at http://addr:port and NO_PROXY /
+	 * no_proxy get no_proxy (default "localhost,127.0.0.1,::1").  A
+	 * non-zero proxy_port is also the only TCP port Landlock lets the
+	 * job connect to (ABI 4 and later). */
+	const char *proxy_addr;
+	uint16_t proxy_port;
+	const char *no_proxy;
+
+	/* Block mode: no AF_INET/AF_INET6 sockets at all, and no TCP
+	 * connect through Landlock. */
+	bool block_network;
+
+	/* An open network namespace fd to join, or -1 to stay in the
+	 * caller's (tests and benchmarks only: the launcher always passes
+	 * one). */
+	int netns_fd;
+
+	/* The job's working directory, granted read-write.  NULL: "/" with
+	 * no workspace grant. */
+	const char *workspace;
+	/* Extra filesystem grants.  A small system set is always granted
+	 * read-only: /usr /bin /sbin /lib* /etc /opt /proc, plus read-write
+	 * /dev/{null,zero,full,random,urandom} and a private /tmp. */
+	const struct sbx_grant *grants;
+	size_t n_grants;
+	/* Directories hidden under an empty tmpfs: /home, /root, /run and
+	 * $HOME always; these are extra.  NULL-terminated or NULL. */
+	const char *const *hide;
+
+	/* The user the job runs as: a name from the passwd database, or
+	 * "UID" or "UID:GID".  NULL means "nobody".  Root is refused. */
+	const char *user;
+
+	/* Limits; 0 means unset. */
+	uint32_t max_processes;	   /* RLIMIT_NPROC (+ pids.max) */
+	uint32_t max_memory_mb;	   /* memory.max: needs cgroup v2 */
+	uint32_t cpu_rate_percent; /* cpu.max: needs cgroup v2 */
+	uint32_t max_open_files;   /* RLIMIT_NOFILE */
+	uint32_t max_file_size_mb; /* RLIMIT_FSIZE */
+	uint32_t cpu_time_sec;	   /* RLIMIT_CPU */
+	uint32_t timeout_sec;	   /* wall clock: SIGTERM, then SIGKILL */
+	uint32_t kill_grace_ms;	   /* after the SIGTERM (default 5000) */
+	uint32_t timeout_ms;	   /* finer timeout; wins over timeout_sec */
+
+	/* The job's stdin, stdout, stderr; -1 inherits the caller's. */
+	int stdio[3];
+
+	/* Test only: pretend the kernel's Landlock ABI is at most this
+	 * (0: no override).  It can only lower the ABI, never raise it. */
+	int test_landlock_abi;
+};
+
+/* Why a run ended. */
+struct sbx_result {
+	int status;	 /* what a launcher exits with: exit code, 128+signal,
+			    or an SBX_EXIT_* code if launched is false */
+	bool launched;	 /* the command was exec'd */
+	int exit_code;	 /* -1 if killed by a signal */
+	int term_signal; /* 0 if exited */
+	bool timed_out;	 /* the timeout fired */
+	bool seccomp_killed; /* SIGSYS: a seccomp KILL rule fired */
+	int landlock_abi;    /* the ABI the ruleset was built for */
+	pid_t job_pid;	     /* the init's pid in the caller's namespace */
+};
+
+struct sbx_job;
+
+/* Fill a spec with the defaults (no netns, inherited stdio, nobody). */
+void sbx_spec_init(struct sbx_spec *spec);
+
+/* Start the job.  Returns 0 and *jobp once the command has been exec'd,
+ * or an SBX_EXIT_* code with a message in err when it was refused or a
+ * setup step failed (then nothing runs and nothing is left behind).
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH stay
+ * blocked in the calling thread until sbx_job_free(). */
+int sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
+    size_t errlen);
+
+/* Wait for the job, forwarding the signals above to it and enforcing the
+ * timeout.  Fills res and returns res->status. */
+int sbx_wait(struct sbx_job *job, struct sbx_result *res);
+
+/* The init's pid (in the caller's PID namespace). */
+pid_t sbx_job_pid(const struct sbx_job *job);
+
+/* Free a job.  If it is still running it is killed and reaped. */
+void sbx_job_free(struct sbx_job *job);
+
+/* sbx_spawn() + sbx_wait() + sbx_job_free().  Returns res->status; on a
+ * launch failure res->launched is false and err holds the reason. */
+int sbx_run(const struct sbx_spec *spec, struct sbx_result *res, char *err,
+    size_t errlen);
+
+/* The kernel's Landlock ABI version: > 0, or -1 with a message saying why
+ * Landlock is unavailable. */
+int sbx_landlock_abi(char *err, size_t errlen);
+
+#endif /* AXG_SANDBOX_H */
