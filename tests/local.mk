@@ -14,7 +14,6 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/tap-summary.awk %reldir%/lib.sh
 
 include %reldir%/common.mk
 include %reldir%/cli.mk
-include %reldir%/proxy.mk
 
 ## Keep going to the summary; the awk still fails the run.
 .IGNORE: check-TESTS
@@ -41,3 +40,5 @@ bench: $(bench_programs)
 		top_srcdir='$(abs_top_srcdir)' $(SHELL) $(srcdir)/$$b || exit 1; \
 	done
 .PHONY: bench
+
+include %reldir%/proxy.mk

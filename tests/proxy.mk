@@ -14,3 +14,8 @@ tests_fuzz_fuzz_http1_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_hello_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_CFLAGS)
 endif
 EXTRA_DIST += tests/fuzz/fuzz-http1.c tests/fuzz/fuzz-hello.c
+
+## The load generator: `make bench` only.
+EXTRA_PROGRAMS += tests/bench/bench-proxy
+bench_programs += tests/bench/bench-proxy
+CLEANFILES += tests/bench/bench-proxy
