@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include "proxy/proxy-int.h"
@@ -306,8 +307,13 @@ dial_next(struct px_conn *c)
 		px->stats.dials++;
 		px_conn_arm(c, px->cfg.connect_timeout_ms);
 		if (bufferevent_socket_connect(c->up, (struct sockaddr *)ss,
-			(int)len) == 0)
+			(int)len) == 0) {
+			int one = 1;
+
+			setsockopt(bufferevent_getfd(c->up), IPPROTO_TCP,
+			    TCP_NODELAY, &one, sizeof(one));
 			return;
+		}
 		bufferevent_free(c->up);
 		c->up = NULL;
 	}

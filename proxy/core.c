@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -494,6 +495,12 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	TAILQ_INSERT_TAIL(&px->conns, c, link);
 	px->stats.active++;
 	c->timer = evtimer_new(px->base, timer_cb, c);
+	{
+		int one = 1;
+
+		/* small heads and answers must not wait for Nagle */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
 	c->cli = bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->timer == NULL || c->cli == NULL) {
 		if (c->cli == NULL)

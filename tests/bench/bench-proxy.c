@@ -462,53 +462,65 @@ rss_kb(void)
 	return kb;
 }
 
+/* Open n idle tunnels from a child process (so this process holds only
+ * the proxy), measure this process's heap and RSS growth. */
 static void
 run_idle_tunnels(unsigned n)
 {
-	int *fds = axg_calloc(n, sizeof(*fds));
 	struct mallinfo2 m0, m1;
 	long r0, r1;
 	unsigned open = 0;
-	char req[128], buf[256];
-	size_t reql;
+	int done[2], hold[2];
+	pid_t pid;
 
-	for (unsigned i = 0; i < n; i++)
-		fds[i] = -1;
-	reql = (size_t)snprintf(req, sizeof(req),
-	    "CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
-	    echo_port);
+	if (pipe(done) != 0 || pipe(hold) != 0)
+		return;
 	malloc_trim(0);
 	m0 = mallinfo2();
 	r0 = rss_kb();
-	for (unsigned i = 0; i < n; i++) {
-		int fd = dial(px_port, false);
-		ssize_t r;
+	pid = fork();
+	if (pid == 0) {
+		char req[128], buf[256], c;
+		size_t reql = (size_t)snprintf(req, sizeof(req),
+		    "CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: "
+		    "127.0.0.1\r\n\r\n",
+		    echo_port);
+		unsigned k = 0;
 
-		fds[i] = fd;
-		if (fd < 0)
-			break;
-		send(fd, req, reql, MSG_NOSIGNAL);
-		r = recv(fd, buf, sizeof(buf) - 1, 0);
-		if (r <= 0)
-			break;
-		open++;
+		close(done[0]);
+		close(hold[1]);
+		for (; k < n; k++) {
+			int fd = dial(px_port, false);
+
+			if (fd < 0 || send(fd, req, reql, MSG_NOSIGNAL) <= 0 ||
+			    recv(fd, buf, sizeof(buf), 0) <= 0)
+				break;
+		}
+		if (write(done[1], &k, sizeof(k)) != sizeof(k))
+			_exit(1);
+		/* hold the tunnels until the parent has measured */
+		if (read(hold[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
 	}
-	usleep(200000);
+	close(done[1]);
+	close(hold[0]);
+	if (read(done[0], &open, sizeof(open)) != sizeof(open))
+		open = 0;
+	usleep(300000);
 	m1 = mallinfo2();
 	r1 = rss_kb();
-	printf("idle tunnels: %u open\n", open);
+	close(hold[1]);
+	waitpid(pid, NULL, 0);
+	close(done[0]);
+	printf("idle tunnels: %u open (asked for %u)\n", open, n);
 	if (open > 0) {
-		printf("  heap per idle tunnel: %.0f bytes\n",
+		printf("  proxy heap per idle tunnel: %.0f bytes\n",
 		    (double)(m1.uordblks - m0.uordblks) / open);
-		printf("  RSS per idle tunnel:  %.0f bytes (this process: "
-		       "proxy + bare client sockets)\n",
+		printf("  proxy RSS per idle tunnel:  %.0f bytes\n",
 		    (double)(r1 - r0) * 1024 / open);
 		printf("  target: under 32768 bytes per idle tunnel\n");
 	}
-	for (unsigned i = 0; i < n; i++)
-		if (fds[i] >= 0)
-			hard_close(fds[i]);
-	free(fds);
 }
 
 int
@@ -529,12 +541,20 @@ main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		struct rlimit want = { 2 * (rlim_t)idle_n + 200,
+			2 * (rlim_t)idle_n + 200 };
+
+		/* root may raise the hard limit; otherwise take what we get */
+		if (rl.rlim_max >= want.rlim_max ||
+		    setrlimit(RLIMIT_NOFILE, &want) != 0) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		getrlimit(RLIMIT_NOFILE, &rl);
-		/* this process holds 2 fds and the child 1 per tunnel */
-		if (rl.rlim_cur < 3 * (rlim_t)idle_n + 100)
-			idle_n = (unsigned)((rl.rlim_cur - 100) / 3);
+		/* this process holds the proxy's 2 fds per tunnel; the
+		 * upstream child and the client child 1 each */
+		if (rl.rlim_cur < 2 * (rlim_t)idle_n + 100)
+			idle_n = (unsigned)((rl.rlim_cur - 100) / 2);
 	}
 	if (quick)
 		idle_n = idle_n > 1000 ? 1000 : idle_n;
