@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -52,6 +54,7 @@ static char http_seen[8192]; /* the last request the HTTP upstream got */
 static int dns_queries[16];  /* A queries per name index */
 
 static int echo_port, tls_port, http_port, dns_port, px_port, pxb_port;
+static int https_port; /* openssl s_server with a test CA */
 
 static void
 on_record(void *arg, const struct px_audit_record *r)
@@ -134,7 +137,7 @@ static int
 port_allowed(const struct px_hostport *t)
 {
 	return t->port == echo_port || t->port == tls_port ||
-	    t->port == http_port;
+	    t->port == http_port || (https_port != 0 && t->port == https_port);
 }
 
 static const char *const allowed_hosts[] = { "allowed.test", "rebind.test",
@@ -1107,6 +1110,13 @@ run_curl(const char *args, char *out, size_t cap)
 		return -1;
 	n = fread(out, 1, cap - 1, p);
 	out[n] = '\0';
+	{
+		char sink[4096];
+
+		/* read the rest so curl never sees a closed pipe */
+		while (fread(sink, 1, sizeof(sink), p) > 0)
+			;
+	}
 	return pclose(p);
 }
 
@@ -1140,6 +1150,249 @@ test_curl(void)
 	run_curl(args, out, sizeof(out));
 	is_str(out, "403", "curl -x denied host: 403");
 	is_int(records_since(base_recs, 3), 3, "curl: one record per request");
+}
+
+/* ---- HTTPS through a tunnel: a test CA made with the openssl CLI ---- */
+
+static char tmpdir[64];
+static pid_t srv_pid;
+
+static int
+free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
+
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
+/* Make the CA and a certificate for allowed.test, start s_server. */
+static bool
+https_setup(void)
+{
+	char cmd[2048], arg[64];
+	FILE *p;
+	int fd = -1;
+
+	if (access("/usr/bin/openssl", X_OK) != 0 ||
+	    access("/usr/bin/curl", X_OK) != 0)
+		return false;
+	axg_strlcpy(tmpdir, "/tmp/t-proxy-XXXXXX", sizeof(tmpdir));
+	if (mkdtemp(tmpdir) == NULL)
+		return false;
+	snprintf(cmd, sizeof(cmd),
+	    "cd %s && ( "
+	    "openssl req -x509 -newkey ec -pkeyopt "
+	    "ec_paramgen_curve:prime256v1 "
+	    "-nodes -keyout ca.key -out ca.pem -days 1 -subj "
+	    "/CN=axgate-test-ca "
+	    "&& openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
+	    "-nodes -keyout srv.key -out srv.csr -subj /CN=allowed.test && "
+	    "printf 'subjectAltName=DNS:allowed.test\\n' > ext.cnf && "
+	    "openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key "
+	    "-CAcreateserial -out srv.pem -days 1 -extfile ext.cnf "
+	    ") >/dev/null 2>&1 && echo ok",
+	    tmpdir);
+	p = popen(cmd, "r");
+	if (p == NULL || fgets(arg, sizeof(arg), p) == NULL ||
+	    strncmp(arg, "ok", 2) != 0) {
+		if (p != NULL)
+			pclose(p);
+		return false;
+	}
+	pclose(p);
+	https_port = free_port();
+	srv_pid = fork();
+	if (srv_pid == 0) {
+		char acc[32], cert[128], key[128];
+		int devnull = open("/dev/null", O_RDWR);
+
+		snprintf(acc, sizeof(acc), "127.0.0.1:%d", https_port);
+		snprintf(cert, sizeof(cert), "%s/srv.pem", tmpdir);
+		snprintf(key, sizeof(key), "%s/srv.key", tmpdir);
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execl("/usr/bin/openssl", "openssl", "s_server", "-quiet",
+		    "-accept", acc, "-cert", cert, "-key", key, "-www",
+		    (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 300 && fd < 0; i++) {
+		fd = cli_connect(https_port);
+		if (fd < 0)
+			msleep(10);
+	}
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static void
+https_teardown(void)
+{
+	char cmd[128];
+	FILE *p;
+
+	if (srv_pid > 0) {
+		kill(srv_pid, SIGTERM);
+		waitpid(srv_pid, NULL, 0);
+	}
+	if (tmpdir[0] != '\0') {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		p = popen(cmd, "r");
+		if (p != NULL)
+			pclose(p);
+	}
+}
+
+static void
+test_https(bool ready)
+{
+	char args[1024], out[4096];
+	int base_recs;
+	struct rec r;
+
+	if (!ready) {
+		for (int i = 0; i < 6; i++)
+			tap_skip("HTTPS through a tunnel",
+			    "openssl or curl missing, or s_server did not "
+			    "start");
+		return;
+	}
+	base_recs = get_int(&nrecs);
+	snprintf(args, sizeof(args),
+	    "--proxytunnel -x http://127.0.0.1:%d --cacert %s/ca.pem "
+	    "https://allowed.test:%d/",
+	    px_port, tmpdir, https_port);
+	ok(run_curl(args, out, sizeof(out)) == 0 &&
+		strstr(out, "s_server") != NULL,
+	    "curl https through CONNECT: verified TLS to the test upstream");
+	records_since(base_recs, 1);
+	r = rec_at(base_recs);
+	ok(r.outcome == PX_OUTCOME_ALLOWED &&
+		strcmp(r.sni, "allowed.test") == 0,
+	    "the record carries the ClientHello's SNI");
+
+	base_recs = get_int(&nrecs);
+	snprintf(args, sizeof(args),
+	    "--proxytunnel -x http://127.0.0.1:%d --cacert %s/ca.pem "
+	    "--connect-to evil.test:%d:allowed.test:%d https://evil.test:%d/",
+	    px_port, tmpdir, https_port, https_port, https_port);
+	ok(run_curl(args, out, sizeof(out)) != 0,
+	    "CONNECT allowed.test with SNI evil.test: curl fails");
+	is_int(records_since(base_recs, 1), 1, "SNI mismatch: one record");
+	r = rec_at(base_recs);
+	ok(r.outcome == PX_OUTCOME_DENIED && strcmp(r.stage, "sni") == 0 &&
+		strcmp(r.sni, "evil.test") == 0,
+	    "SNI mismatch: denied at sni, SNI recorded");
+
+	snprintf(args, sizeof(args),
+	    "-w '%%{http_code}' -o /dev/null -x http://127.0.0.1:%d "
+	    "https://evil.test:%d/",
+	    px_port, https_port);
+	run_curl(args, out, sizeof(out));
+	ok(strncmp(out, "403", 3) == 0 || strstr(out, "403") != NULL,
+	    "CONNECT to a denied host for https: 403");
+}
+
+/* {CONNECT, plain HTTP} x {TLS, plain} x {allowed, denied host} x
+ * {allowed, denied port}: status, connection state, one record, dial. */
+static void
+test_matrix(bool tls_ready)
+{
+	for (int m = 0; m < 16; m++) {
+		bool connect = m & 8, tls = m & 4, host_ok = m & 2,
+		     port_ok = m & 1;
+		const char *host = host_ok ? "allowed.test" : "evil.test";
+		int port = port_ok ? (tls ? https_port : http_port) : 8443;
+		char name[128], req[512], buf[8192];
+		int base_recs = get_int(&nrecs), fd, how, want, accepts0;
+		int *accepts = tls ? NULL : &http_accepts;
+		struct rec r;
+		size_t n;
+
+		snprintf(name, sizeof(name), "matrix %s %s host %s port %s",
+		    connect ? "CONNECT" : "plain-HTTP", tls ? "TLS" : "plain",
+		    host_ok ? "allowed" : "denied",
+		    port_ok ? "allowed" : "denied");
+		if (tls && !tls_ready) {
+			tap_skip(name, "no TLS test upstream");
+			continue;
+		}
+		accepts0 = accepts ? get_int(accepts) : 0;
+		if (connect)
+			snprintf(req, sizeof(req),
+			    "CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n",
+			    host, port, host, port);
+		else
+			snprintf(req, sizeof(req),
+			    "GET %s://%s:%d/cl HTTP/1.1\r\nHost: %s:%d\r\n\r\n",
+			    tls ? "https" : "http", host, port, host, port);
+		want = !connect && tls ? 400 : host_ok && port_ok ? 200 : 403;
+		fd = cli_connect(px_port);
+		cli_sends(fd, req);
+		if (want != 200) {
+			cli_read_all(fd, buf, sizeof(buf), &how);
+			ok(status_of(buf) == want && how == 0,
+			    "%s: %d and closed", name, want);
+			close(fd);
+			is_int(records_since(base_recs, 1), 1, "%s: one record",
+			    name);
+			r = rec_at(base_recs);
+			ok(!r.dialed &&
+				(!accepts || get_int(accepts) == accepts0),
+			    "%s: no dial", name);
+			continue;
+		}
+		if (connect) {
+			cli_read_head(fd, buf, sizeof(buf));
+			is_int(status_of(buf), 200, "%s: 200", name);
+			if (tls) {
+				uint8_t h[600];
+				size_t hl = hello(h, "allowed.test");
+
+				cli_send(fd, h, hl);
+			} else {
+				cli_sends(fd,
+				    "GET /cl HTTP/1.1\r\nHost: "
+				    "allowed.test\r\n\r\n");
+			}
+		}
+		n = cli_read_all(fd, buf, sizeof(buf), &how);
+		if (tls) {
+			size_t off = 0;
+
+			/* a ServerHello or an alert: either is TLS from the
+			 * upstream, through the tunnel */
+			ok(off + 5 <= n &&
+				(buf[off] == 0x16 || buf[off] == 0x15) &&
+				buf[off + 1] == 3,
+			    "%s: 200 and a TLS record back", name);
+			if (off + 5 > n) {
+				char esc[256];
+
+				axg_str_escape(esc, sizeof(esc), buf, n);
+				tap_diag("got %zu bytes: %s", n, esc);
+			}
+		} else
+			ok(memmem(buf, n, "hello", 5) != NULL &&
+				strncmp(buf, "HTTP/1.1 200", 12) == 0,
+			    "%s: the upstream's 200 and body", name);
+		close(fd);
+		is_int(records_since(base_recs, 1), 1, "%s: one record", name);
+		r = rec_at(base_recs);
+		ok(r.dialed && r.outcome == PX_OUTCOME_ALLOWED &&
+			(!accepts || get_int(accepts) == accepts0 + 1),
+		    "%s: dialed once", name);
+	}
 }
 
 static void
@@ -1213,6 +1466,7 @@ main(void)
 	evutil_socket_t dfd;
 	pthread_t th;
 	char err[256];
+	bool https_ready;
 
 	signal(SIGPIPE, SIG_IGN);
 	evthread_use_pthreads();
@@ -1246,6 +1500,9 @@ main(void)
 	cfg.connect_timeout_ms = 1000;
 	cfg.tls_ports[0] = (uint16_t)tls_port;
 	cfg.tls_ports[1] = 0;
+	https_ready = https_setup();
+	cfg.tls_ports[1] = (uint16_t)https_port;
+	cfg.tls_ports[2] = 0;
 	px = px_proxy_new(base, &cfg, &dec, &audit, &scan, err, sizeof(err));
 	memset(&ss, 0, sizeof(ss));
 	sin->sin_family = AF_INET;
@@ -1272,6 +1529,8 @@ main(void)
 	test_sni();
 	test_http();
 	test_curl();
+	test_https(https_ready);
+	test_matrix(https_ready);
 	test_limits();
 	event_base_loopbreak(base);
 	pthread_join(th, NULL);
@@ -1292,5 +1551,6 @@ main(void)
 	event_free(dns_ev);
 	close(dfd);
 	event_base_free(base);
+	https_teardown();
 	return tap_done();
 }
