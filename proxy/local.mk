@@ -4,4 +4,9 @@ libaxgate_la_SOURCES += \
 	%reldir%/http1.c \
 	%reldir%/chunked.c \
 	%reldir%/host.c \
-	%reldir%/tls-hello.c
+	%reldir%/tls-hello.c \
+	%reldir%/proxy-int.h \
+	%reldir%/core.c \
+	%reldir%/conn.c \
+	%reldir%/forward.c \
+	%reldir%/json.c

@@ -46,3 +46,5 @@ bench: $(bench_programs)
 include %reldir%/audit.mk
 include %reldir%/netns.mk
 include %reldir%/sandbox.mk
+
+include %reldir%/proxy.mk

@@ -1,0 +1,602 @@
+/*
+ * conn.c: a client connection from its request head to its upstream:
+ * parsing, the CONNECT decision, resolution (evdns, bounded), judging
+ * every resolved address, dialing exactly a judged address, the SNI check
+ * and the tunnel relay with watermarks and half-close.
+ *
+ * Decisions made here:
+ *  - A name whose answer mixes allowed and denied addresses is refused as
+ *    a whole (a rebinding set-up looks exactly like that).
+ *  - The addresses judged are the only ones ever dialed, in answer order;
+ *    a failed dial tries the next judged address, never a new lookup.
+ *  - On a TLS port with sni_mode REQUIRE, a tunnel whose first bytes are
+ *    not a ClientHello naming the CONNECT host is reset; MATCH_IF_SET
+ *    allows a ClientHello without SNI.  Both reset on non-TLS bytes.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include "proxy/proxy-int.h"
+
+static void up_eventcb(struct bufferevent *bev, short what, void *arg);
+static void dial_next(struct px_conn *c);
+
+#define parse_error_stage() "parse"
+
+/* ---- the head ---- */
+
+static void
+begin_request(struct px_conn *c)
+{
+	c->in_request = true;
+	c->req_start_ns = px_now_ns();
+	c->req_start_ms = axg_now_ms();
+	c->dialed = false;
+	c->is_connect = false;
+	free(c->sni);
+	c->sni = NULL;
+	c->bytes_up = c->bytes_down = 0;
+	c->rule[0] = c->reason[0] = '\0';
+	memset(&c->target, 0, sizeof(c->target));
+	free(c->addrs);
+	c->addrs = NULL;
+	c->naddrs = c->next_addr = 0;
+}
+
+static int
+decide(struct px_conn *c, int rc, const struct px_decision *d,
+    const char *stage)
+{
+	if (rc != 0) {
+		axg_strlcpy(c->rule, "", sizeof(c->rule));
+		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, stage,
+		    "policy evaluation failed");
+		return -1;
+	}
+	px_decision_copy(c, d);
+	if (!d->allow) {
+		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, stage, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+on_connect_head(struct px_conn *c, const struct px_request *req)
+{
+	struct px_proxy *px = c->px;
+	struct px_decision d;
+	char err[160];
+	int rc;
+
+	c->is_connect = true;
+	if (px_host_parse_authority(req->authority, req->authority_len, 0,
+		&c->target, err, sizeof(err)) != 0) {
+		px_conn_refuse(c, PX_OUTCOME_ERROR, 400, parse_error_stage(),
+		    err);
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	rc = px->dec.decide_connect == NULL
+	    ? (axg_strlcpy(d.reason, "no connect policy", sizeof(d.reason)), 0)
+	    : px->dec.decide_connect(px->dec.arg, &c->target,
+		  (const struct sockaddr *)&c->client_addr, &d);
+	if (decide(c, rc, &d, "connect") != 0)
+		return;
+	px_conn_resolve_and_dial(c);
+}
+
+void
+px_conn_on_head(struct px_conn *c)
+{
+	struct px_proxy *px = c->px;
+	struct evbuffer *in = bufferevent_get_input(c->cli);
+	size_t len = evbuffer_get_length(in);
+	struct px_request req;
+	char err[160];
+	int status = 0, rc;
+	const char *p;
+
+	if (len == 0)
+		return;
+	if (len > px->cfg.http.max_head)
+		len = px->cfg.http.max_head;
+	p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len);
+	rc = px_http1_parse_request(p, len, &px->cfg.http, &req, px->hdrs,
+	    &status, err, sizeof(err));
+	if (rc == 0)
+		return;
+	evtimer_del(c->timer);
+	begin_request(c);
+	if (rc < 0) {
+		px_conn_refuse(c, PX_OUTCOME_ERROR, status, parse_error_stage(),
+		    err);
+		return;
+	}
+	if (req.is_connect) {
+		on_connect_head(c, &req);
+		if (c->state != PX_ST_CLOSING)
+			evbuffer_drain(in, req.head_len);
+		return;
+	}
+	if (px_fwd_begin(c, &req) != 0)
+		return; /* answered and closing */
+	evbuffer_drain(in, req.head_len);
+	if (c->state != PX_ST_CLOSING && c->state != PX_ST_DRAINING)
+		px_conn_resolve_and_dial(c);
+}
+
+/* ---- resolution and address judging ---- */
+
+static int
+judge_address(struct px_conn *c, const struct sockaddr *sa, socklen_t salen,
+    struct px_decision *first_deny, bool *denied)
+{
+	struct px_proxy *px = c->px;
+	struct px_decision d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	if (px->dec.decide_address == NULL) {
+		axg_strlcpy(d.reason, "no address policy", sizeof(d.reason));
+		rc = 0;
+	} else {
+		rc = px->dec.decide_address(px->dec.arg, &c->target, sa, &d);
+	}
+	if (rc != 0) {
+		d.allow = false;
+		axg_strlcpy(d.reason, "policy evaluation failed",
+		    sizeof(d.reason));
+	}
+	if (!d.allow) {
+		if (!*denied)
+			*first_deny = d;
+		*denied = true;
+		return 0;
+	}
+	if (!*denied && c->naddrs == 0)
+		*first_deny = d; /* the allowing rule, for the record */
+	c->addrs = axg_reallocarray(c->addrs, c->naddrs + 1, sizeof(*c->addrs));
+	memset(&c->addrs[c->naddrs], 0, sizeof(c->addrs[0]));
+	memcpy(&c->addrs[c->naddrs], sa, salen);
+	if (sa->sa_family == AF_INET)
+		((struct sockaddr_in *)&c->addrs[c->naddrs])->sin_port =
+		    htons(c->target.port);
+	else
+		((struct sockaddr_in6 *)&c->addrs[c->naddrs])->sin6_port =
+		    htons(c->target.port);
+	c->naddrs++;
+	return 0;
+}
+
+static void
+judged(struct px_conn *c, const struct px_decision *d, bool denied)
+{
+	if (denied || c->naddrs == 0) {
+		px_decision_copy(c, d);
+		if (c->reason[0] == '\0')
+			axg_strlcpy(c->reason, "no address allowed",
+			    sizeof(c->reason));
+		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "address", NULL);
+		return;
+	}
+	/* keep the connect (or http) decision's rule and reason */
+	c->next_addr = 0;
+	dial_next(c);
+}
+
+static void
+dns_cb(int result, struct evutil_addrinfo *res, void *arg)
+{
+	struct px_conn *c = arg;
+	struct px_decision first;
+	bool denied = false;
+	unsigned n = 0;
+
+	if (result == EVUTIL_EAI_CANCEL) {
+		if (res != NULL)
+			evutil_freeaddrinfo(res);
+		return;
+	}
+	c->resolving = false;
+	c->dnsreq = NULL;
+	if (c->state != PX_ST_RESOLVING) {
+		if (res != NULL)
+			evutil_freeaddrinfo(res);
+		return;
+	}
+	evtimer_del(c->timer);
+	if (result != 0 || res == NULL) {
+		c->px->stats.dns_failures++;
+		px_conn_refuse(c, PX_OUTCOME_ERROR,
+		    result == EVUTIL_EAI_AGAIN ? 504 : 502, "dns",
+		    evutil_gai_strerror(result));
+		if (res != NULL)
+			evutil_freeaddrinfo(res);
+		return;
+	}
+	memset(&first, 0, sizeof(first));
+	for (struct evutil_addrinfo *ai = res;
+	     ai != NULL && n < c->px->cfg.max_addresses; ai = ai->ai_next) {
+		bool dup = false;
+
+		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+			continue;
+		for (unsigned k = 0; k < c->naddrs && !dup; k++)
+			dup = memcmp(&c->addrs[k], ai->ai_addr,
+				  ai->ai_addrlen) == 0;
+		if (dup)
+			continue;
+		judge_address(c, ai->ai_addr, (socklen_t)ai->ai_addrlen, &first,
+		    &denied);
+		n++;
+	}
+	evutil_freeaddrinfo(res);
+	judged(c, &first, denied);
+}
+
+void
+px_conn_resolve_and_dial(struct px_conn *c)
+{
+	struct px_decision first;
+	bool denied = false;
+	struct evutil_addrinfo hints;
+	struct evdns_getaddrinfo_request *r;
+
+	memset(&first, 0, sizeof(first));
+	/* keep bytes after the head buffered but bounded meanwhile */
+	bufferevent_disable(c->cli, EV_READ);
+	if (c->target.kind == PX_HOST_IPV4) {
+		struct sockaddr_in s4 = { .sin_family = AF_INET };
+
+		s4.sin_addr = c->target.v4;
+		judge_address(c, (struct sockaddr *)&s4, sizeof(s4), &first,
+		    &denied);
+		judged(c, &first, denied);
+		return;
+	}
+	if (c->target.kind == PX_HOST_IPV6) {
+		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+
+		s6.sin6_addr = c->target.v6;
+		judge_address(c, (struct sockaddr *)&s6, sizeof(s6), &first,
+		    &denied);
+		judged(c, &first, denied);
+		return;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_protocol = IPPROTO_TCP;
+	c->state = PX_ST_RESOLVING;
+	c->resolving = true;
+	px_conn_arm(c, c->px->cfg.dns_timeout_ms);
+	r = evdns_getaddrinfo(c->px->dns, c->target.host, NULL, &hints, dns_cb,
+	    c);
+	if (c->resolving)
+		c->dnsreq = r;
+}
+
+/* ---- dialing ---- */
+
+static void
+dial_next(struct px_conn *c)
+{
+	struct px_proxy *px = c->px;
+
+	if (c->up != NULL) {
+		bufferevent_free(c->up);
+		c->up = NULL;
+	}
+	while (c->next_addr < c->naddrs) {
+		struct sockaddr_storage *ss = &c->addrs[c->next_addr++];
+		socklen_t len = ss->ss_family == AF_INET6
+		    ? sizeof(struct sockaddr_in6)
+		    : sizeof(struct sockaddr_in);
+
+		c->up =
+		    bufferevent_socket_new(px->base, -1, BEV_OPT_CLOSE_ON_FREE);
+		if (c->up == NULL)
+			break;
+		c->state = PX_ST_DIALING;
+		c->up_addr = *ss;
+		bufferevent_setcb(c->up, NULL, NULL, up_eventcb, c);
+		px->stats.dials++;
+		px_conn_arm(c, px->cfg.connect_timeout_ms);
+		if (bufferevent_socket_connect(c->up, (struct sockaddr *)ss,
+			(int)len) == 0) {
+			int one = 1;
+
+			setsockopt(bufferevent_getfd(c->up), IPPROTO_TCP,
+			    TCP_NODELAY, &one, sizeof(one));
+			return;
+		}
+		bufferevent_free(c->up);
+		c->up = NULL;
+	}
+	px_conn_refuse(c, PX_OUTCOME_ERROR, 502, "dial",
+	    "could not connect to any allowed address");
+}
+
+static bool
+is_tls_port(const struct px_config *cfg, uint16_t port)
+{
+	for (int i = 0; i < PX_MAX_TLS_PORTS && cfg->tls_ports[i] != 0; i++)
+		if (cfg->tls_ports[i] == port)
+			return true;
+	return false;
+}
+
+static void
+connected(struct px_conn *c)
+{
+	struct px_proxy *px = c->px;
+
+	c->dialed = true;
+	evtimer_del(c->timer);
+	if (!c->is_connect) {
+		px_fwd_connected(c);
+		return;
+	}
+	evbuffer_add_printf(bufferevent_get_output(c->cli),
+	    "HTTP/1.1 200 Connection established\r\n\r\n");
+	c->state = is_tls_port(&px->cfg, c->target.port) &&
+		px->cfg.sni_mode != PX_SNI_OFF
+	    ? PX_ST_SNI
+	    : PX_ST_TUNNEL;
+	bufferevent_setcb(c->up, px_tunnel_readcb, px_tunnel_writecb,
+	    px_tunnel_eventcb, c);
+	bufferevent_setwatermark(c->cli, EV_READ, 0, 0);
+	bufferevent_enable(c->up, EV_READ | EV_WRITE);
+	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
+	c->last_activity_ns = px_now_ns();
+	px_conn_arm(c, px->cfg.idle_timeout_ms);
+	/* bytes that arrived right behind the head */
+	if (evbuffer_get_length(bufferevent_get_input(c->cli)) > 0)
+		px_tunnel_readcb(c->cli, c);
+}
+
+static void
+up_eventcb(struct bufferevent *bev, short what, void *arg)
+{
+	struct px_conn *c = arg;
+
+	(void)bev;
+	if (what & BEV_EVENT_CONNECTED) {
+		connected(c);
+		return;
+	}
+	if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF))
+		dial_next(c);
+}
+
+/* ---- tunnels ---- */
+
+static void
+finish_tunnel(struct px_conn *c, enum px_outcome outcome, const char *stage)
+{
+	px_conn_audit(c, PX_AUDIT_CONNECT, outcome, 200, stage);
+	px_conn_free(c);
+}
+
+/* 1: passed (now a tunnel), 0: need more, -1: refused and freed. */
+static int
+sni_check(struct px_conn *c)
+{
+	struct evbuffer *in = bufferevent_get_input(c->cli);
+	size_t len = evbuffer_get_length(in);
+	const size_t cap = PX_HELLO_MAX * 2;
+	char sni[PX_HOST_MAX + 1], err[160];
+	enum px_hello_result r;
+	bool ok;
+
+	if (len > cap)
+		len = cap;
+	r = px_tls_hello_sni(evbuffer_pullup(in, (ev_ssize_t)len), len, sni,
+	    sizeof(sni), err, sizeof(err));
+	if (r == PX_HELLO_MORE && len < cap)
+		return 0;
+	if (r == PX_HELLO_MORE)
+		axg_strlcpy(err, "ClientHello too large", sizeof(err));
+	if (r == PX_HELLO_SNI) {
+		free(c->sni);
+		c->sni = axg_strdup(sni);
+	}
+	ok = (r == PX_HELLO_SNI && c->target.kind == PX_HOST_NAME &&
+		 strcmp(sni, c->target.host) == 0) ||
+	    (r == PX_HELLO_NO_SNI &&
+		c->px->cfg.sni_mode == PX_SNI_MATCH_IF_SET);
+	if (!ok) {
+		if (r == PX_HELLO_SNI)
+			axg_strlcpy(c->reason,
+			    "SNI does not match the CONNECT "
+			    "host",
+			    sizeof(c->reason));
+		else if (r == PX_HELLO_NO_SNI)
+			axg_strlcpy(c->reason, "ClientHello without SNI",
+			    sizeof(c->reason));
+		else
+			axg_strlcpy(c->reason, err, sizeof(c->reason));
+		axg_strlcpy(c->rule, "sni", sizeof(c->rule));
+		px_conn_audit(c, PX_AUDIT_CONNECT, PX_OUTCOME_DENIED, 200,
+		    "sni");
+		px_conn_reset(c);
+		return -1;
+	}
+	c->state = PX_ST_TUNNEL;
+	return 1;
+}
+
+static void
+relay(struct px_conn *c, struct bufferevent *from, struct bufferevent *to)
+{
+	struct evbuffer *in = bufferevent_get_input(from);
+	struct evbuffer *out = bufferevent_get_output(to);
+	size_t n = evbuffer_get_length(in);
+	size_t hwm = c->px->cfg.tunnel_high_watermark;
+
+	if (n == 0)
+		return;
+	if (from == c->cli) {
+		c->bytes_up += n;
+		c->px->stats.bytes_up += n;
+	} else {
+		c->bytes_down += n;
+		c->px->stats.bytes_down += n;
+	}
+	evbuffer_add_buffer(out, in);
+	if (evbuffer_get_length(out) >= hwm) {
+		/* backpressure: stop reading until `to` drains to half */
+		bufferevent_disable(from, EV_READ);
+		bufferevent_setwatermark(to, EV_WRITE, hwm / 2, hwm / 2);
+	}
+}
+
+void
+px_tunnel_readcb(struct bufferevent *bev, void *arg)
+{
+	struct px_conn *c = arg;
+
+	c->last_activity_ns = px_now_ns();
+	if (bev == c->cli && c->state == PX_ST_SNI && sni_check(c) <= 0)
+		return; /* waiting, or refused and freed */
+	if (bev == c->cli)
+		relay(c, c->cli, c->up);
+	else
+		relay(c, c->up, c->cli);
+}
+
+static bool
+both_done(struct px_conn *c)
+{
+	return c->cli_eof && c->up_eof &&
+	    evbuffer_get_length(bufferevent_get_output(c->cli)) == 0 &&
+	    evbuffer_get_length(bufferevent_get_output(c->up)) == 0;
+}
+
+void
+px_tunnel_writecb(struct bufferevent *bev, void *arg)
+{
+	struct px_conn *c = arg;
+	struct bufferevent *other = bev == c->cli ? c->up : c->cli;
+	bool other_eof = bev == c->cli ? c->up_eof : c->cli_eof;
+
+	c->last_activity_ns = px_now_ns();
+	if (evbuffer_get_length(bufferevent_get_output(bev)) <=
+	    c->px->cfg.tunnel_high_watermark / 2) {
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		if (!other_eof)
+			bufferevent_enable(other, EV_READ);
+	}
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
+	    other_eof) {
+		/* half-close: the other side finished; pass it on */
+		shutdown(bufferevent_getfd(bev), SHUT_WR);
+		if (both_done(c))
+			finish_tunnel(c, PX_OUTCOME_ALLOWED, "done");
+	}
+}
+
+void
+px_tunnel_eventcb(struct bufferevent *bev, short what, void *arg)
+{
+	struct px_conn *c = arg;
+	struct bufferevent *other = bev == c->cli ? c->up : c->cli;
+
+	if (what & BEV_EVENT_ERROR) {
+		finish_tunnel(c, PX_OUTCOME_ALLOWED, "done");
+		return;
+	}
+	if (!(what & BEV_EVENT_EOF))
+		return;
+	if (bev == c->cli && c->state == PX_ST_SNI) {
+		/* the client gave up before a whole ClientHello */
+		axg_strlcpy(c->reason, "client closed before the ClientHello",
+		    sizeof(c->reason));
+		axg_strlcpy(c->rule, "sni", sizeof(c->rule));
+		px_conn_audit(c, PX_AUDIT_CONNECT, PX_OUTCOME_DENIED, 200,
+		    "sni");
+		px_conn_free(c);
+		return;
+	}
+	if (bev == c->cli)
+		c->cli_eof = true;
+	else
+		c->up_eof = true;
+	relay(c, bev, other);
+	if (evbuffer_get_length(bufferevent_get_output(other)) == 0)
+		shutdown(bufferevent_getfd(other), SHUT_WR);
+	if (both_done(c))
+		finish_tunnel(c, PX_OUTCOME_ALLOWED, "done");
+}
+
+/* ---- timers ---- */
+
+void
+px_conn_timer_fired(struct px_conn *c)
+{
+	struct px_proxy *px = c->px;
+	uint64_t now = px_now_ns(), idle_ns, left;
+
+	switch (c->state) {
+	case PX_ST_HEAD:
+		if (evbuffer_get_length(bufferevent_get_input(c->cli)) == 0) {
+			px_conn_free(c); /* idle keep-alive connection */
+			return;
+		}
+		c->in_request = true;
+		c->req_start_ns = c->head_start_ns;
+		c->req_start_ms = axg_now_ms();
+		px_conn_refuse(c, PX_OUTCOME_ERROR, 408, "parse",
+		    "request head not received in time");
+		return;
+	case PX_ST_RESOLVING:
+		px->stats.dns_failures++;
+		px_conn_refuse(c, PX_OUTCOME_ERROR, 504, "dns",
+		    "name resolution timed out");
+		return;
+	case PX_ST_DIALING:
+		dial_next(c);
+		return;
+	case PX_ST_SNI:
+	case PX_ST_TUNNEL:
+	case PX_ST_FORWARD:
+		if (px->cfg.lifetime_ms != 0 &&
+		    now - c->conn_start_ns >=
+			(uint64_t)px->cfg.lifetime_ms * 1000000) {
+			axg_strlcpy(c->reason, "lifetime reached",
+			    sizeof(c->reason));
+			px_conn_free(c);
+			return;
+		}
+		idle_ns = (uint64_t)px->cfg.idle_timeout_ms * 1000000;
+		if (now - c->last_activity_ns >= idle_ns) {
+			axg_strlcpy(c->reason, "idle timeout",
+			    sizeof(c->reason));
+			if (c->state == PX_ST_TUNNEL || c->state == PX_ST_SNI)
+				finish_tunnel(c, PX_OUTCOME_ALLOWED, "idle");
+			else
+				px_conn_free(c);
+			return;
+		}
+		left = idle_ns - (now - c->last_activity_ns);
+		if (px->cfg.lifetime_ms != 0) {
+			uint64_t life =
+			    (uint64_t)px->cfg.lifetime_ms * 1000000 -
+			    (now - c->conn_start_ns);
+
+			if (life < left)
+				left = life;
+		}
+		px_conn_arm(c, (unsigned)(left / 1000000) + 1);
+		return;
+	case PX_ST_CLOSING:
+	case PX_ST_DRAINING:
+	default:
+		px_conn_free(c);
+		return;
+	}
+}

@@ -1,0 +1,696 @@
+/*
+ * core.c: the proxy object, listeners, per-client limits, connection
+ * lifetime, timers, audit records and final answers.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proxy/proxy-int.h"
+
+static void cli_readcb(struct bufferevent *bev, void *arg);
+static void cli_writecb(struct bufferevent *bev, void *arg);
+static void cli_eventcb(struct bufferevent *bev, short what, void *arg);
+static void timer_cb(evutil_socket_t fd, short what, void *arg);
+
+void
+px_config_default(struct px_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	px_http_limits_default(&cfg->http);
+	cfg->max_conns = 10000;
+	cfg->max_conns_per_client = 1000;
+	cfg->head_timeout_ms = 10000;
+	cfg->idle_timeout_ms = 300000;
+	cfg->lifetime_ms = 0;
+	cfg->connect_timeout_ms = 10000;
+	cfg->dns_timeout_ms = 5000;
+	cfg->max_request_body = 64 * 1024 * 1024;
+	cfg->max_response_body = 0;
+	cfg->tunnel_high_watermark = 256 * 1024;
+	cfg->max_addresses = 16;
+	cfg->sni_mode = PX_SNI_REQUIRE;
+	cfg->tls_ports[0] = 443;
+	axg_strlcpy(cfg->via, "axgate", sizeof(cfg->via));
+}
+
+uint64_t
+px_now_ns(void)
+{
+	return axg_monotonic_ns();
+}
+
+/* ---- per-client counts ---- */
+
+static void
+client_key(const struct sockaddr_storage *ss, uint8_t key[16], int *family)
+{
+	memset(key, 0, 16);
+	*family = ss->ss_family;
+	if (ss->ss_family == AF_INET)
+		memcpy(key,
+		    &((const struct sockaddr_in *)(const void *)ss)->sin_addr,
+		    4);
+	else if (ss->ss_family == AF_INET6)
+		memcpy(key,
+		    &((const struct sockaddr_in6 *)(const void *)ss)->sin6_addr,
+		    16);
+}
+
+static unsigned
+client_hash(const uint8_t key[16])
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ key[i]) * 16777619u;
+	return h % PX_CLIENT_BUCKETS;
+}
+
+static struct px_client *
+client_get(struct px_proxy *px, const struct sockaddr_storage *ss)
+{
+	uint8_t key[16];
+	int family;
+	unsigned h;
+	struct px_client *cl;
+
+	client_key(ss, key, &family);
+	h = client_hash(key);
+	for (cl = px->clients[h]; cl != NULL; cl = cl->next)
+		if (cl->family == family && memcmp(cl->addr, key, 16) == 0)
+			return cl;
+	cl = axg_calloc(1, sizeof(*cl));
+	memcpy(cl->addr, key, 16);
+	cl->family = family;
+	cl->next = px->clients[h];
+	px->clients[h] = cl;
+	return cl;
+}
+
+static void
+client_put(struct px_proxy *px, struct px_client *cl)
+{
+	unsigned h;
+	struct px_client **pp;
+
+	if (--cl->count > 0)
+		return;
+	h = client_hash(cl->addr);
+	for (pp = &px->clients[h]; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == cl) {
+			*pp = cl->next;
+			free(cl);
+			return;
+		}
+	}
+}
+
+/* ---- audit ---- */
+
+void
+px_decision_copy(struct px_conn *c, const struct px_decision *d)
+{
+	axg_strlcpy(c->rule, d->rule, sizeof(c->rule));
+	axg_strlcpy(c->reason, d->reason, sizeof(c->reason));
+}
+
+void
+px_conn_audit(struct px_conn *c, enum px_audit_kind kind,
+    enum px_outcome outcome, int status, const char *stage)
+{
+	struct px_proxy *px = c->px;
+	struct px_audit_record r;
+	const char *method = "", *path = "";
+
+	if (!c->in_request)
+		return;
+	c->in_request = false;
+	if (outcome == PX_OUTCOME_ALLOWED)
+		px->stats.allowed++;
+	else if (outcome == PX_OUTCOME_DENIED)
+		px->stats.denied++;
+	else
+		px->stats.errors++;
+	if (!px->has_audit)
+		return;
+	memset(&r, 0, sizeof(r));
+	if (c->fwd != NULL) {
+		method = px_fwd_method(c->fwd);
+		path = px_fwd_path(c->fwd);
+	} else if (c->is_connect) {
+		method = "CONNECT";
+	}
+	r.kind = kind;
+	r.outcome = outcome;
+	r.status = status;
+	r.stage = stage;
+	r.rule = c->rule;
+	r.reason = c->reason;
+	r.host = c->target.host;
+	r.port = c->target.port;
+	r.method = method;
+	r.path = path;
+	r.sni = c->sni != NULL ? c->sni : "";
+	r.client = (const struct sockaddr *)&c->client_addr;
+	r.upstream = c->dialed ? (const struct sockaddr *)&c->up_addr : NULL;
+	r.dialed = c->dialed;
+	r.bytes_up = c->bytes_up;
+	r.bytes_down = c->bytes_down;
+	r.start_ms = c->req_start_ms;
+	r.duration_us = (px_now_ns() - c->req_start_ns) / 1000;
+	px->audit.record(px->audit.arg, &r);
+}
+
+/* ---- final answers ---- */
+
+static const char *
+status_text(int status)
+{
+	switch (status) {
+	case 400:
+		return "Bad Request";
+	case 403:
+		return "Forbidden";
+	case 408:
+		return "Request Timeout";
+	case 413:
+		return "Content Too Large";
+	case 414:
+		return "URI Too Long";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 501:
+		return "Not Implemented";
+	case 502:
+		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	case 505:
+		return "HTTP Version Not Supported";
+	case 508:
+		return "Loop Detected";
+	default:
+		return "Error";
+	}
+}
+
+void
+px_conn_arm(struct px_conn *c, unsigned ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	evtimer_add(c->timer, &tv);
+}
+
+void
+px_conn_reply_close(struct px_conn *c, int status, const char *error,
+    const char *reason, const char *rule)
+{
+	struct evbuffer *body = evbuffer_new();
+	struct evbuffer *out;
+
+	if (c->up != NULL) {
+		bufferevent_free(c->up);
+		c->up = NULL;
+	}
+	if (c->dnsreq != NULL) {
+		struct evdns_getaddrinfo_request *r = c->dnsreq;
+
+		c->dnsreq = NULL;
+		evdns_getaddrinfo_cancel(r);
+	}
+	/* Nothing after the head is interpreted: drop what is buffered. */
+	bufferevent_disable(c->cli, EV_READ);
+	evbuffer_drain(bufferevent_get_input(c->cli),
+	    evbuffer_get_length(bufferevent_get_input(c->cli)));
+	evbuffer_add_printf(body, "{\"error\":");
+	px_json_string(body, error);
+	evbuffer_add_printf(body, ",\"reason\":");
+	px_json_string(body, reason != NULL ? reason : "");
+	if (rule != NULL) {
+		evbuffer_add_printf(body, ",\"rule\":");
+		px_json_string(body, rule);
+	}
+	evbuffer_add_printf(body, "}\n");
+	out = bufferevent_get_output(c->cli);
+	evbuffer_add_printf(out,
+	    "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+	    status, status_text(status), evbuffer_get_length(body));
+	evbuffer_add_buffer(out, body);
+	evbuffer_free(body);
+	c->state = PX_ST_CLOSING;
+	bufferevent_setcb(c->cli, cli_readcb, cli_writecb, cli_eventcb, c);
+	bufferevent_setwatermark(c->cli, EV_WRITE, 0, 0);
+	bufferevent_enable(c->cli, EV_WRITE);
+	px_conn_arm(c, PX_LINGER_MS);
+}
+
+void
+px_conn_refuse(struct px_conn *c, enum px_outcome outcome, int status,
+    const char *stage, const char *reason)
+{
+	const char *error;
+
+	if (reason != NULL && reason != c->reason)
+		axg_strlcpy(c->reason, reason, sizeof(c->reason));
+	px_conn_audit(c,
+	    c->is_connect	 ? PX_AUDIT_CONNECT
+		: c->fwd != NULL ? PX_AUDIT_HTTP
+				 : PX_AUDIT_REJECT,
+	    outcome, status, stage);
+	switch (status) {
+	case 403:
+		error = "policy_denied";
+		break;
+	case 408:
+		error = "head_timeout";
+		break;
+	case 413:
+		error = "body_too_large";
+		break;
+	case 414:
+	case 431:
+		error = "head_too_large";
+		break;
+	case 502:
+		error = "upstream_failed";
+		break;
+	case 503:
+		error = "limit_reached";
+		break;
+	case 504:
+		error = "upstream_timeout";
+		break;
+	default:
+		error = "bad_request";
+		break;
+	}
+	px_conn_reply_close(c, status, error, c->reason,
+	    status == 403 ? c->rule : NULL);
+}
+
+/* Close both sides with a TCP reset. */
+void
+px_conn_reset(struct px_conn *c)
+{
+	struct linger lg = { 1, 0 };
+	evutil_socket_t fd;
+
+	if (c->cli != NULL && (fd = bufferevent_getfd(c->cli)) >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	if (c->up != NULL && (fd = bufferevent_getfd(c->up)) >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	px_conn_free(c);
+}
+
+void
+px_conn_free(struct px_conn *c)
+{
+	struct px_proxy *px = c->px;
+
+	if (c->in_request)
+		px_conn_audit(c,
+		    c->is_connect	 ? PX_AUDIT_CONNECT
+			: c->fwd != NULL ? PX_AUDIT_HTTP
+					 : PX_AUDIT_REJECT,
+		    PX_OUTCOME_ERROR, 0, "closed");
+	if (c->dnsreq != NULL) {
+		struct evdns_getaddrinfo_request *r = c->dnsreq;
+
+		c->dnsreq = NULL;
+		evdns_getaddrinfo_cancel(r);
+	}
+	if (c->up != NULL)
+		bufferevent_free(c->up);
+	if (c->cli != NULL)
+		bufferevent_free(c->cli);
+	if (c->timer != NULL)
+		event_free(c->timer);
+	if (c->fwd != NULL)
+		px_fwd_free(c->fwd);
+	free(c->addrs);
+	free(c->sni);
+	client_put(px, c->client);
+	TAILQ_REMOVE(&px->conns, c, link);
+	px->stats.active--;
+	free(c);
+}
+
+/* ---- reading heads ---- */
+
+void
+px_conn_start_head(struct px_conn *c)
+{
+	c->state = PX_ST_HEAD;
+	c->head_start_ns = px_now_ns();
+	bufferevent_setcb(c->cli, cli_readcb, cli_writecb, cli_eventcb, c);
+	/* read no more than a head's worth before it is judged */
+	bufferevent_setwatermark(c->cli, EV_READ, 0, c->px->cfg.http.max_head);
+	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
+	px_conn_arm(c, c->px->cfg.head_timeout_ms);
+	if (evbuffer_get_length(bufferevent_get_input(c->cli)) > 0)
+		px_conn_on_head(c);
+}
+
+static void
+drain_input(struct px_conn *c)
+{
+	struct evbuffer *in = bufferevent_get_input(c->cli);
+	size_t n = evbuffer_get_length(in);
+
+	c->drained += n;
+	evbuffer_drain(in, n);
+	if (c->drained > PX_LINGER_BYTES)
+		px_conn_free(c);
+}
+
+static void
+cli_readcb(struct bufferevent *bev, void *arg)
+{
+	struct px_conn *c = arg;
+
+	c->last_activity_ns = px_now_ns();
+	switch (c->state) {
+	case PX_ST_HEAD:
+		px_conn_on_head(c);
+		break;
+	case PX_ST_SNI:
+	case PX_ST_TUNNEL:
+		px_tunnel_readcb(bev, c);
+		break;
+	case PX_ST_FORWARD:
+		px_fwd_client_read(c);
+		break;
+	case PX_ST_DRAINING:
+		drain_input(c);
+		break;
+	default:
+		/* resolving, dialing, closing: leave it buffered (bounded by
+		 * the read watermark) */
+		break;
+	}
+}
+
+static void
+cli_writecb(struct bufferevent *bev, void *arg)
+{
+	struct px_conn *c = arg;
+
+	switch (c->state) {
+	case PX_ST_CLOSING:
+		if (evbuffer_get_length(bufferevent_get_output(bev)) > 0)
+			return;
+		shutdown(bufferevent_getfd(bev), SHUT_WR);
+		c->state = PX_ST_DRAINING;
+		bufferevent_setwatermark(bev, EV_READ, 0, 0);
+		bufferevent_enable(bev, EV_READ);
+		drain_input(c);
+		break;
+	case PX_ST_SNI:
+	case PX_ST_TUNNEL:
+		px_tunnel_writecb(bev, c);
+		break;
+	case PX_ST_FORWARD:
+	case PX_ST_HEAD:
+		px_fwd_client_writecb(c);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+cli_eventcb(struct bufferevent *bev, short what, void *arg)
+{
+	struct px_conn *c = arg;
+
+	switch (c->state) {
+	case PX_ST_SNI:
+	case PX_ST_TUNNEL:
+		px_tunnel_eventcb(bev, what, c);
+		break;
+	case PX_ST_FORWARD:
+		px_fwd_client_event(c, what);
+		break;
+	case PX_ST_RESOLVING:
+	case PX_ST_DIALING:
+		if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
+			axg_strlcpy(c->reason, "client went away",
+			    sizeof(c->reason));
+			px_conn_audit(c,
+			    c->is_connect ? PX_AUDIT_CONNECT : PX_AUDIT_HTTP,
+			    PX_OUTCOME_ERROR, 0, "client");
+			px_conn_free(c);
+		}
+		break;
+	default:
+		if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+			px_conn_free(c);
+		break;
+	}
+}
+
+static void
+timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct px_conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	px_conn_timer_fired(c);
+}
+
+/* ---- accepting ---- */
+
+static void
+accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct px_proxy *px = arg;
+	struct px_conn *c;
+	struct px_client *cl;
+	struct sockaddr_storage ss;
+
+	(void)l;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, sa,
+	    (size_t)salen < sizeof(ss) ? (size_t)salen : sizeof(ss));
+	px->stats.accepted++;
+	cl = client_get(px, &ss);
+	cl->count++;
+	c = axg_calloc(1, sizeof(*c));
+	c->px = px;
+	c->client = cl;
+	c->client_addr = ss;
+	c->conn_start_ns = c->last_activity_ns = px_now_ns();
+	TAILQ_INSERT_TAIL(&px->conns, c, link);
+	px->stats.active++;
+	c->timer = evtimer_new(px->base, timer_cb, c);
+	{
+		int one = 1;
+
+		/* small heads and answers must not wait for Nagle */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	c->cli = bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (c->timer == NULL || c->cli == NULL) {
+		if (c->cli == NULL)
+			evutil_closesocket(fd);
+		px_conn_free(c);
+		return;
+	}
+	if (px->stats.active > px->cfg.max_conns ||
+	    cl->count > px->cfg.max_conns_per_client) {
+		px->stats.refused_limit++;
+		c->in_request = true;
+		c->req_start_ns = c->conn_start_ns;
+		c->req_start_ms = axg_now_ms();
+		bufferevent_setcb(c->cli, cli_readcb, cli_writecb, cli_eventcb,
+		    c);
+		px_conn_refuse(c, PX_OUTCOME_ERROR, 503, "limit",
+		    px->stats.active > px->cfg.max_conns
+			? "too many connections"
+			: "too many connections from this client");
+		return;
+	}
+	px_conn_start_head(c);
+}
+
+static void
+accept_error_cb(struct evconnlistener *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	axg_warn("proxy: accept: %s", strerror(errno));
+}
+
+/* ---- the proxy object ---- */
+
+/* libevent's own messages (evdns among them) go through our log. */
+static void
+event_log(int severity, const char *msg)
+{
+	if (severity >= EVENT_LOG_WARN)
+		axg_warn("libevent: %s", msg);
+	else
+		axg_debug("libevent: %s", msg);
+}
+
+struct px_proxy *
+px_proxy_new(struct event_base *base, const struct px_config *cfg,
+    const struct px_decider *decider, const struct px_audit_hook *audit,
+    const struct px_scan_hook *scan, char *err, size_t errlen)
+{
+	struct px_proxy *px;
+
+	if (cfg->http.max_headers == 0 || cfg->http.max_head == 0 ||
+	    cfg->http.max_headers > 10000) {
+		axg_seterr(err, errlen, "proxy: invalid header limits");
+		return NULL;
+	}
+	if (cfg->idle_timeout_ms == 0 || cfg->head_timeout_ms == 0 ||
+	    cfg->dns_timeout_ms == 0 || cfg->connect_timeout_ms == 0 ||
+	    cfg->tunnel_high_watermark < 1024 || cfg->max_addresses == 0) {
+		axg_seterr(err, errlen,
+		    "proxy: timeouts, the watermark and max_addresses must be "
+		    "set");
+		return NULL;
+	}
+	event_set_log_callback(event_log);
+	px = axg_calloc(1, sizeof(*px));
+	px->base = base;
+	px->cfg = *cfg;
+	px->dec = *decider;
+	if (audit != NULL && audit->record != NULL) {
+		px->audit = *audit;
+		px->has_audit = true;
+	}
+	if (scan != NULL) {
+		px->scan = *scan;
+		px->has_scan = true;
+	}
+	TAILQ_INIT(&px->conns);
+	px->hdrs = axg_calloc(cfg->http.max_headers, sizeof(*px->hdrs));
+	px->dns = evdns_base_new(base, 0);
+	if (px->dns == NULL) {
+		axg_seterr(err, errlen, "proxy: cannot create a DNS resolver");
+		goto fail;
+	}
+	if (cfg->resolver[0] != '\0') {
+		if (evdns_base_nameserver_ip_add(px->dns, cfg->resolver) != 0) {
+			axg_seterr(err, errlen,
+			    "proxy: bad resolver address %s", cfg->resolver);
+			goto fail;
+		}
+	} else if (evdns_base_resolv_conf_parse(px->dns,
+		       DNS_OPTION_NAMESERVERS | DNS_OPTION_MISC,
+		       "/etc/resolv.conf") != 0) {
+		axg_warn("proxy: could not read /etc/resolv.conf");
+	}
+	{
+		char tmo[32];
+		unsigned t = cfg->dns_timeout_ms / 2;
+
+		if (t < 100)
+			t = 100;
+		snprintf(tmo, sizeof(tmo), "%u.%03u", t / 1000, t % 1000);
+		evdns_base_set_option(px->dns, "timeout:", tmo);
+		evdns_base_set_option(px->dns, "attempts:", "2");
+		evdns_base_set_option(px->dns, "randomize-case:", "0");
+	}
+	return px;
+fail:
+	px_proxy_free(px);
+	return NULL;
+}
+
+static int
+add_listener(struct px_proxy *px, evutil_socket_t fd, char *err, size_t errlen)
+{
+	struct evconnlistener *l;
+
+	if (px->nlisteners >= PX_MAX_LISTENERS)
+		return axg_seterr(err, errlen, "proxy: too many listeners");
+	evutil_make_socket_nonblocking(fd);
+	l = evconnlistener_new(px->base, accept_cb, px,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, -1, fd);
+	if (l == NULL)
+		return axg_seterr(err, errlen, "proxy: cannot listen");
+	evconnlistener_set_error_cb(l, accept_error_cb);
+	px->listeners[px->nlisteners++] = l;
+	return 0;
+}
+
+int
+px_proxy_listen(struct px_proxy *px, struct sockaddr_storage *addr, char *err,
+    size_t errlen)
+{
+	evutil_socket_t fd;
+	socklen_t len = addr->ss_family == AF_INET6
+	    ? sizeof(struct sockaddr_in6)
+	    : sizeof(struct sockaddr_in);
+	int one = 1;
+
+	fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return axg_seterr(err, errlen, "proxy: socket: %s",
+		    strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)addr, len) != 0 ||
+	    listen(fd, 1024) != 0 ||
+	    getsockname(fd, (struct sockaddr *)addr, &len) != 0) {
+		axg_seterr(err, errlen, "proxy: bind/listen: %s",
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (add_listener(px, fd, err, errlen) != 0) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+int
+px_proxy_listen_fd(struct px_proxy *px, int fd, char *err, size_t errlen)
+{
+	return add_listener(px, fd, err, errlen);
+}
+
+void
+px_proxy_free(struct px_proxy *px)
+{
+	if (px == NULL)
+		return;
+	for (int i = 0; i < px->nlisteners; i++)
+		evconnlistener_free(px->listeners[i]);
+	while (!TAILQ_EMPTY(&px->conns))
+		px_conn_free(TAILQ_FIRST(&px->conns));
+	if (px->dns != NULL)
+		evdns_base_free(px->dns, 0);
+	for (int i = 0; i < PX_CLIENT_BUCKETS; i++) {
+		while (px->clients[i] != NULL) {
+			struct px_client *n = px->clients[i]->next;
+
+			free(px->clients[i]);
+			px->clients[i] = n;
+		}
+	}
+	free(px->hdrs);
+	free(px);
+}
+
+void
+px_proxy_stats(const struct px_proxy *px, struct px_stats *out)
+{
+	*out = px->stats;
+}

@@ -1,0 +1,139 @@
+/*
+ * proxy-int.h: what the files of proxy/ share (not part of the API).
+ */
+#ifndef AXG_PROXY_INT_H
+#define AXG_PROXY_INT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/queue.h>
+
+#include <event2/bufferevent.h>
+#include <event2/buffer.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+
+#include "common/common.h"
+#include "proxy/proxy.h"
+
+#define PX_MAX_LISTENERS  8
+#define PX_CLIENT_BUCKETS 1024
+/* After a refusal, discard what the client still sends for at most this
+ * long and this much, so the kernel does not reset the connection before
+ * the client has read the answer.  The bytes are never interpreted. */
+#define PX_LINGER_MS	1000
+#define PX_LINGER_BYTES (256 * 1024)
+
+enum px_state {
+	PX_ST_HEAD = 0,	 /* reading a request head */
+	PX_ST_RESOLVING, /* waiting for DNS */
+	PX_ST_DIALING,	 /* connecting upstream */
+	PX_ST_SNI,	 /* 200 sent, reading the ClientHello */
+	PX_ST_TUNNEL,	 /* relaying both ways */
+	PX_ST_FORWARD,	 /* plain HTTP request in flight */
+	PX_ST_CLOSING,	 /* writing a final answer */
+	PX_ST_DRAINING,	 /* answer written, discarding input */
+};
+
+struct px_client {
+	struct px_client *next;
+	uint8_t addr[16];
+	int family;
+	unsigned count;
+};
+
+struct px_proxy {
+	struct event_base *base;
+	struct evdns_base *dns;
+	struct px_config cfg;
+	struct px_decider dec;
+	struct px_audit_hook audit;
+	struct px_scan_hook scan;
+	bool has_audit, has_scan;
+	struct evconnlistener *listeners[PX_MAX_LISTENERS];
+	int nlisteners;
+	TAILQ_HEAD(, px_conn) conns;
+	struct px_client *clients[PX_CLIENT_BUCKETS];
+	struct px_stats stats;
+	struct px_header *hdrs; /* scratch, cfg.http.max_headers */
+};
+
+struct px_fwd; /* forward.c */
+
+struct px_conn {
+	TAILQ_ENTRY(px_conn) link;
+	struct px_proxy *px;
+	struct bufferevent *cli;
+	struct bufferevent *up;
+	struct event *timer;
+	enum px_state state;
+	struct px_client *client;
+	struct sockaddr_storage client_addr;
+	struct sockaddr_storage up_addr;
+	/* the request being handled */
+	bool in_request; /* a head was read and no record written yet */
+	bool is_connect;
+	bool dialed;
+	struct px_hostport target;
+	struct evdns_getaddrinfo_request *dnsreq;
+	bool resolving;
+	struct sockaddr_storage *addrs; /* judged and allowed */
+	unsigned naddrs, next_addr;
+	char rule[64];
+	char reason[160];
+	char *sni;
+	uint64_t req_start_ns, req_start_ms;
+	uint64_t conn_start_ns;
+	uint64_t head_start_ns;
+	uint64_t last_activity_ns;
+	uint64_t bytes_up, bytes_down;
+	size_t drained;
+	bool cli_eof, up_eof;
+	bool shut_up_pending, shut_cli_pending;
+	struct px_fwd *fwd;
+};
+
+/* core.c */
+void px_conn_free(struct px_conn *c);
+void px_conn_audit(struct px_conn *c, enum px_audit_kind kind,
+    enum px_outcome outcome, int status, const char *stage);
+/* Answer status with a JSON body and close (lingering).  For 403 the body
+ * names the decision's rule and reason. */
+void px_conn_reply_close(struct px_conn *c, int status, const char *error,
+    const char *reason, const char *rule);
+/* Refuse a request: audit it (if one is in flight) and answer. */
+void px_conn_refuse(struct px_conn *c, enum px_outcome outcome, int status,
+    const char *stage, const char *reason);
+void px_conn_reset(struct px_conn *c);
+void px_conn_arm(struct px_conn *c, unsigned ms);
+void px_conn_start_head(struct px_conn *c);
+uint64_t px_now_ns(void);
+void px_decision_copy(struct px_conn *c, const struct px_decision *d);
+
+/* conn.c: head dispatch, resolution, dialing, tunnels */
+void px_conn_on_head(struct px_conn *c);
+void px_conn_resolve_and_dial(struct px_conn *c);
+void px_conn_timer_fired(struct px_conn *c);
+void px_tunnel_readcb(struct bufferevent *bev, void *arg);
+void px_tunnel_writecb(struct bufferevent *bev, void *arg);
+void px_tunnel_eventcb(struct bufferevent *bev, short what, void *arg);
+
+/* forward.c: plain HTTP */
+int px_fwd_begin(struct px_conn *c, const struct px_request *req);
+void px_fwd_connected(struct px_conn *c);
+void px_fwd_client_read(struct px_conn *c);
+void px_fwd_free(struct px_fwd *f);
+const char *px_fwd_method(const struct px_fwd *f);
+const char *px_fwd_path(const struct px_fwd *f);
+void px_fwd_upstream_readcb(struct bufferevent *bev, void *arg);
+void px_fwd_upstream_writecb(struct bufferevent *bev, void *arg);
+void px_fwd_upstream_eventcb(struct bufferevent *bev, short what, void *arg);
+void px_fwd_client_writecb(struct px_conn *c);
+void px_fwd_client_event(struct px_conn *c, short what);
+
+/* json.c */
+void px_json_string(struct evbuffer *out, const char *s);
+
+#endif /* AXG_PROXY_INT_H */
