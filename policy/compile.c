@@ -435,6 +435,24 @@ collect_term(struct cc *cc, struct ast_term *t)
 	}
 }
 
+static const struct axp_builtin *resolve_builtin(struct cc *cc,
+    struct ast_term *fn, struct rgroup **rg, char *name, size_t namelen);
+
+/* A with value that names a function or builtin (with f as g). */
+static bool
+with_value_is_func(struct cc *cc, struct ast_term *t)
+{
+	struct rgroup *rg = NULL;
+	char nm[256];
+
+	if (t->kind == T_VAR && scope_find(cc->sc, t->name) != NULL)
+		return false;
+	if (t->kind != T_VAR && t->kind != T_REF)
+		return false;
+	return resolve_builtin(cc, t, &rg, nm, sizeof(nm)) != NULL ||
+	    rg != NULL;
+}
+
 static void
 collect_expr(struct cc *cc, struct ast_expr *e)
 {
@@ -465,7 +483,8 @@ collect_expr(struct cc *cc, struct ast_expr *e)
 		break;
 	}
 	for (i = 0; i < e->nwiths; i++)
-		collect_term(cc, e->withs[i].value);
+		if (!with_value_is_func(cc, e->withs[i].value))
+			collect_term(cc, e->withs[i].value);
 }
 
 static void
@@ -533,6 +552,8 @@ t_evaluable(struct cc *cc, struct ast_term *t)
 		const struct axp_builtin *bi =
 		    resolve_builtin(cc, t->key, &rg, nm, sizeof(nm));
 		size_t arity = bi ? (size_t)bi->arity : rg ? rg->nargs : t->n;
+		if (bi == NULL && rg == NULL)
+			return true; /* lowering reports the unknown name */
 		for (i = 0; i < t->n; i++) {
 			if (i == arity && i == t->n - 1) {
 				if (!t_patternable(cc, t->items[i]))
@@ -723,6 +744,46 @@ t_all_bound(struct cc *cc, struct ast_term *t, struct ast_term **unsafe)
 	}
 }
 
+/* Can a = b be solved now?  One side evaluable and the other a pattern,
+ * or two composites of the same shape whose pairs can. */
+static bool
+unify_ready(struct cc *cc, struct ast_term *a, struct ast_term *b)
+{
+	size_t i;
+
+	if ((t_evaluable(cc, a) && t_patternable(cc, b)) ||
+	    (t_evaluable(cc, b) && t_patternable(cc, a)))
+		return true;
+	if (a->kind == T_ARRAY && b->kind == T_ARRAY && a->n == b->n) {
+		for (i = 0; i < a->n; i++)
+			if (!unify_ready(cc, a->items[i], b->items[i]))
+				return false;
+		return true;
+	}
+	if (a->kind == T_OBJECT && b->kind == T_OBJECT && a->n == b->n) {
+		for (i = 0; i < a->n; i += 2) {
+			size_t j;
+			struct axv *ka = axp_const_term(a->items[i]);
+			bool found = false;
+			for (j = 0; ka && j < b->n; j += 2) {
+				struct axv *kb = axp_const_term(b->items[j]);
+				if (kb && axv_equal(ka, kb)) {
+					found = unify_ready(cc, a->items[i + 1],
+					    b->items[j + 1]);
+					axv_unref(kb);
+					break;
+				}
+				axv_unref(kb);
+			}
+			axv_unref(ka);
+			if (!found)
+				return false;
+		}
+		return true;
+	}
+	return false;
+}
+
 static bool
 expr_ready(struct cc *cc, struct ast_expr *e)
 {
@@ -730,7 +791,8 @@ expr_ready(struct cc *cc, struct ast_expr *e)
 	struct ast_term *u;
 
 	for (i = 0; i < e->nwiths; i++)
-		if (!t_evaluable(cc, e->withs[i].value))
+		if (!with_value_is_func(cc, e->withs[i].value) &&
+		    !t_evaluable(cc, e->withs[i].value))
 			return false;
 	if (e->negated) {
 		if (!t_all_bound(cc, e->a, &u) || !t_all_bound(cc, e->b, &u))
@@ -741,8 +803,7 @@ expr_ready(struct cc *cc, struct ast_expr *e)
 		return t_evaluable(cc, e->a);
 	case E_UNIFY:
 	case E_ASSIGN:
-		return (t_evaluable(cc, e->a) && t_patternable(cc, e->b)) ||
-		    (t_evaluable(cc, e->b) && t_patternable(cc, e->a));
+		return unify_ready(cc, e->a, e->b);
 	case E_SOME:
 		return true;
 	case E_SOME_IN:
@@ -938,7 +999,7 @@ lower_data(struct cc *cc, struct dnode *node, struct ast_term **path, size_t n,
 	size_t i = 0;
 	struct stmt *s;
 
-	while (i < n && node->rg == NULL) {
+	while (i < n && (node->rg == NULL || node->nkids > 0)) {
 		struct ast_term *e = path[i];
 		struct dnode *k;
 		if (e->kind == T_SCALAR && axv_kind(e->val) == AXV_STRING &&
@@ -948,6 +1009,8 @@ lower_data(struct cc *cc, struct dnode *node, struct ast_term **path, size_t n,
 			i++;
 			continue;
 		}
+		if (node->rg != NULL)
+			break;
 		if (e->kind == T_SCALAR) {
 			/* leaving the rule tree: base data only below */
 			struct axv *p = axv_array_new(0), *cur;
@@ -981,7 +1044,7 @@ lower_data(struct cc *cc, struct dnode *node, struct ast_term **path, size_t n,
 		}
 		break;
 	}
-	if (node->rg != NULL) {
+	if (node->rg != NULL && node->nkids == 0) {
 		if (node->rg->kind == RG_FUNC) {
 			cerr(cc->C, loc, AXP_ERR_TYPE,
 			    "function %s called without arguments",
@@ -1502,8 +1565,11 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 			b = lower_eval(cc, e->b, sb);
 			a = t_evaluable(cc, e->a) ? lower_eval(cc, e->a, sb)
 						  : lower_pattern(cc, e->a, sb);
-		} else {
+		} else if (t_evaluable(cc, e->a)) {
 			a = lower_eval(cc, e->a, sb);
+			b = lower_pattern(cc, e->b, sb);
+		} else {
+			a = lower_pattern(cc, e->a, sb);
 			b = lower_pattern(cc, e->b, sb);
 		}
 		s = emit(sb, IR_UNIFY, &e->loc);
@@ -1703,6 +1769,9 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 	}
 }
 
+static void compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
+    struct ast_rule *r);
+
 static void
 compile_group(struct comp *C, struct rgroup *g)
 {
@@ -1716,13 +1785,15 @@ compile_group(struct comp *C, struct rgroup *g)
 		struct opd v;
 		cc_init(&cc, C, g->mod, &sc);
 		v = lower_eval(&cc, g->defrule->value, &sb);
-		if (v.kind != OPD_CONST || sb.n > 0)
-			cerr(C, &g->defrule->loc, AXP_ERR_TYPE,
-			    "default rule value cannot contain var or call");
-		else
-			g->defval = v.val;
 		free(sb.s);
 		cc_free(&cc);
+		if (v.kind == OPD_CONST && sb.n == 0) {
+			g->defval = v.val;
+		} else {
+			g->defdef = ast_alloc(C->A, sizeof(*g->defdef));
+			g->defdef->ast = g->defrule;
+			compile_def(C, g, g->defdef, g->defrule);
+		}
 	}
 	for (i = 0; i < g->ndefs; i++)
 		compile_def(C, g, g->defs[i], g->defs[i]->ast);
@@ -1890,6 +1961,8 @@ axp_compile_query(struct axp_policy *pol, struct ast_body *body,
 struct axv *
 axp_const_term(const struct ast_term *t)
 {
+	if (t == NULL)
+		return NULL;
 	struct axv *v, *k, *e;
 	size_t i;
 

@@ -264,11 +264,65 @@ unify_opd(struct ev *ev, const struct opd *a, const struct opd *b)
 		axv_unref(v);
 		return ok;
 	}
-	if (a->kind == OPD_ARRAY && b->kind == OPD_ARRAY && a->n == b->n) {
-		for (i = 0; i < a->n; i++)
-			if (!unify_opd(ev, &a->items[i], &b->items[i]))
-				return false;
-		return true;
+	if (a->kind == b->kind && a->n == b->n &&
+	    (a->kind == OPD_ARRAY || a->kind == OPD_OBJECT)) {
+		/* pair up the elements; solve the pairs with a ground side
+		 * first, until no pair is left */
+		uint32_t n = a->n, left = n, j;
+		uint8_t *solved = axg_calloc(n + 1, 1);
+		ok = true;
+		while (left > 0 && ok) {
+			bool progress = false;
+			for (i = 0; i < n && ok; i++) {
+				const struct opd *x, *y;
+				struct axv *gx, *gy;
+				if (solved[i])
+					continue;
+				if (a->kind == OPD_ARRAY) {
+					x = &a->items[i];
+					y = &b->items[i];
+				} else {
+					struct axv *ka =
+					    get(ev, &a->items[2 * i]);
+					x = &a->items[2 * i + 1];
+					y = NULL;
+					for (j = 0; ka && j < n; j++) {
+						struct axv *kb =
+						    get(ev, &b->items[2 * j]);
+						bool eq =
+						    kb && axv_equal(ka, kb);
+						axv_unref(kb);
+						if (eq) {
+							y = &b->items[2 * j +
+							    1];
+							break;
+						}
+					}
+					axv_unref(ka);
+					if (y == NULL) {
+						ok = false;
+						break;
+					}
+				}
+				gx = get(ev, x);
+				gy = gx ? NULL : get(ev, y);
+				if (gx || gy ||
+				    (x->kind == y->kind &&
+					(x->kind == OPD_ARRAY ||
+					    x->kind == OPD_OBJECT))) {
+					axv_unref(gx);
+					axv_unref(gy);
+					ok = unify_opd(ev, x, y);
+					solved[i] = 1;
+					left--;
+					progress = true;
+				}
+			}
+			if (!progress)
+				ok = false;
+		}
+		free(solved);
+		return ok;
 	}
 	return false;
 }
@@ -423,7 +477,13 @@ virtual_doc(struct ev *ev, const struct dnode *n, const struct ast_loc *loc,
 
 	if (n->rg != NULL) {
 		axv_unref(base);
-		return eval_group(ev, n->rg, loc, out);
+		if (eval_group(ev, n->rg, loc, &base) < 0)
+			return -1;
+		if (n->nkids == 0 ||
+		    (base != NULL && axv_kind(base) != AXV_OBJECT)) {
+			*out = base;
+			return 0;
+		}
 	}
 	if (base != NULL && axv_kind(base) != AXV_OBJECT) {
 		*out = base;
@@ -556,13 +616,20 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
     struct axv *const *args)
 {
 	struct collector *saved_col = ev->col;
-	uint32_t i, j;
+	uint32_t i, j, n = g->ndefs;
 	int rc = 0;
+	struct rdef *const *defs = g->defs;
 
 	ev->col = c;
-	for (i = 0; i < g->ndefs && rc >= 0; i++) {
+	if (args == NULL && c->count == UINT32_MAX) {
+		/* the computed default */
+		c->count = 0;
+		defs = &g->defdef;
+		n = 1;
+	}
+	for (i = 0; i < n && rc >= 0; i++) {
 		const struct rdef *d;
-		for (d = g->defs[i]; d != NULL; d = d->els) {
+		for (d = defs[i]; d != NULL; d = d->els) {
 			size_t saved_fp, before = c->count, mark;
 			bool ok = true;
 			if (frame_push(ev, d->nslots, &saved_fp) < 0) {
@@ -630,6 +697,15 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 		ev->depth--;
 		axv_unref(c.acc);
 		return -1;
+	}
+	if (c.acc == NULL && g->defdef != NULL) {
+		c.count = UINT32_MAX;
+		if (run_defs(ev, g, &c, NULL) < 0) {
+			ce->state = 0;
+			ev->depth--;
+			axv_unref(c.acc);
+			return -1;
+		}
 	}
 	ev->depth--;
 	if (c.acc == NULL && g->defval != NULL)
@@ -996,10 +1072,10 @@ every(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
 
 	if (coll == NULL)
 		return 0;
-	n = axv_count(coll);
-	if (axv_kind(coll) == AXV_STRING || axv_kind(coll) == AXV_NULL ||
-	    axv_kind(coll) == AXV_BOOL || axv_kind(coll) == AXV_NUMBER)
-		n = 0;
+	if (axv_kind(coll) != AXV_ARRAY && axv_kind(coll) != AXV_OBJECT &&
+	    axv_kind(coll) != AXV_SET)
+		return 0;
+	n = (size_t)axv_count(coll);
 	for (j = 0; j < n; j++) {
 		struct axv *k, *v;
 		switch (axv_kind(coll)) {

@@ -112,7 +112,8 @@ struct rgroup {
 	uint32_t nargs;
 	struct rdef **defs;
 	uint32_t ndefs;
-	struct axv *defval; /* default value */
+	struct axv *defval;  /* default value (constant) */
+	struct rdef *defdef; /* default value computed (comprehensions) */
 	struct ast_rule *defrule;
 	struct dnode *node;
 	struct ast_module *mod;

@@ -170,6 +170,77 @@ lex_next(struct lexer *lx, struct token *t)
 		p = q + 1;
 		goto done;
 	}
+	if (*p == '$' && p + 1 < lx->end && p[1] == '`') {
+		const char *q = p + 2, *r;
+		int depth = 0;
+		while (q < lx->end && (depth > 0 || *q != '`')) {
+			if (*q == '\\' && q + 1 < lx->end && q[1] != '`')
+				q++;
+			else if (*q == '{')
+				depth++;
+			else if (*q == '}' && depth > 0)
+				depth--;
+			else if (depth > 0 && (*q == '"' || *q == '`')) {
+				char quote = *q++;
+				while (q < lx->end && *q != quote) {
+					if (quote == '"' && *q == '\\')
+						q++;
+					q++;
+				}
+			}
+			q++;
+		}
+		if (q >= lx->end) {
+			lx->p = lx->end;
+			tok_error(lx, t, "non-terminated template string");
+			return;
+		}
+		for (r = p; r < q; r++)
+			if (*r == '\n') {
+				lx->line++;
+				lx->line_start = r + 1;
+			}
+		p = q + 1;
+		t->kind = TK_TEMPLATE;
+		goto done;
+	}
+	if (*p == '$' && p + 1 < lx->end && p[1] == '"') {
+		/* a template string: find its end, skipping the strings inside
+		 * its {expressions} */
+		int depth = 0;
+		const char *q = p + 2;
+		while (q < lx->end) {
+			if (*q == '\\') {
+				q += 2;
+				continue;
+			}
+			if (*q == '\n')
+				break;
+			if (depth == 0 && *q == '"')
+				break;
+			if (*q == '{')
+				depth++;
+			else if (*q == '}' && depth > 0)
+				depth--;
+			else if (depth > 0 && (*q == '"' || *q == '`')) {
+				char quote = *q++;
+				while (q < lx->end && *q != quote) {
+					if (quote == '"' && *q == '\\')
+						q++;
+					q++;
+				}
+			}
+			q++;
+		}
+		if (q >= lx->end || *q != '"') {
+			lx->p = q < lx->end ? q : lx->end;
+			tok_error(lx, t, "non-terminated template string");
+			return;
+		}
+		p = q + 1;
+		t->kind = TK_TEMPLATE;
+		goto done;
+	}
 	for (i = 0; i < AXG_ARRAY_LEN(ops2); i++) {
 		if (lx->end - p >= 2 && memcmp(p, ops2[i], 2) == 0) {
 			p += 2;

@@ -13,7 +13,8 @@ enum tok_kind {
 	TK_STRING, /* text holds the decoded bytes */
 	TK_NUMBER,
 	TK_PUNCT, /* text holds the operator: { } [ ] ( ) . , ; : := = == ...*/
-	TK_ERROR, /* text holds the message */
+	TK_TEMPLATE, /* $"...": start/len cover it all */
+	TK_ERROR,    /* text holds the message */
 };
 
 struct token {

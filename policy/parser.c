@@ -9,6 +9,7 @@
 #include "policy/ast.h"
 #include "policy/axpolicy.h"
 #include "policy/lexer.h"
+#include "policy/value-int.h"
 
 struct parser {
 	struct lexer lx;
@@ -23,6 +24,7 @@ struct parser {
 	bool nl; /* newlines end literals here */
 	bool no_bar;
 	int wildcards;
+	struct axg_buf *pending; /* freed if a parse error unwinds */
 	jmp_buf fail;
 };
 
@@ -142,6 +144,17 @@ is_keyword(const char *s, size_t n)
 		if (strlen(keywords[i]) == n && memcmp(keywords[i], s, n) == 0)
 			return true;
 	return false;
+}
+
+/* A keyword directly followed by '.' or '[' names a ref head (as.foo). */
+static bool
+kw_as_var(struct parser *ps)
+{
+	const char *after = ps->tok.start + ps->tok.len;
+
+	if (is_kw(ps, "true") || is_kw(ps, "false") || is_kw(ps, "null"))
+		return false;
+	return after < ps->lx.end && (*after == '.' || *after == '[');
 }
 
 static struct ast_term *
@@ -314,6 +327,158 @@ parse_number(struct parser *ps, bool neg)
 	return t;
 }
 
+static void
+init(struct parser *ps, struct ast_arena *a, const char *file, const char *src,
+    size_t len, const struct ast_limits *lim, struct axp_diags *ds);
+
+/* Parse the expression text of a template part with a nested parser. */
+static struct ast_expr *parse_literal(struct parser *ps);
+
+static struct ast_expr *
+parse_sub_term(struct parser *ps, const char *src, size_t len,
+    struct ast_loc loc)
+{
+	struct parser *sub = axg_calloc(1, sizeof(*sub));
+	struct ast_expr *volatile t = NULL;
+
+	init(sub, ps->a, ps->file, src, len, NULL, ps->ds);
+	sub->lx.line = loc.line;
+	sub->tok.line = loc.line;
+	sub->depth = ps->depth;
+	sub->max_depth = ps->max_depth;
+	sub->wildcards = ps->wildcards + 1000;
+	if (setjmp(sub->fail) == 0) {
+		sub->nl = false;
+		t = parse_literal(sub);
+		if (t->kind != E_TERM || t->negated)
+			perr(sub, "template expression must be a term");
+		if (sub->tok.kind != TK_EOF)
+			perr(sub, "unexpected text in template expression");
+	}
+	if (sub->pending)
+		axg_buf_free(sub->pending);
+	lex_free(&sub->lx);
+	free(sub);
+	if (t == NULL)
+		longjmp(ps->fail, 1);
+	return t;
+}
+
+/* $"text {expr} text": a call of internal.template_string with an array
+ * whose items are literal strings and, for each expression, the array
+ * comprehension [v | v = expr] (empty when undefined). */
+static struct ast_term *
+parse_template(struct parser *ps)
+{
+	struct ast_loc loc = here(ps);
+	const char *p = ps->tok.start + 2,
+		   *end = ps->tok.start + ps->tok.len - 1;
+	bool raw = ps->tok.start[1] == '`';
+	struct tlist parts = { NULL, 0, 0 };
+	struct axg_buf lit;
+	struct ast_term *arr, *call;
+	static int tmpl_vars;
+
+	axg_buf_init(&lit, 0);
+	ps->pending = &lit;
+	while (p < end) {
+		if (*p == '\\' && p + 1 < end) {
+			if (p[1] == '{' || p[1] == '}') {
+				axg_buf_putc(&lit, p[1]);
+				p += 2;
+				continue;
+			} else if (raw) {
+				axg_buf_putc(&lit, *p++);
+				continue;
+			} else {
+				/* a JSON escape: decode "\x" alone */
+				char tmp[8];
+				size_t n = p[1] == 'u' ? 6 : 2;
+				const char *stop, *why;
+				if ((size_t)(end - p) < n)
+					n = (size_t)(end - p);
+				memcpy(tmp, p, n);
+				tmp[n] = '"';
+				if (axv_json_unquote(tmp, tmp + n + 1, &lit,
+					&stop, &why) < 0) {
+					axg_buf_free(&lit);
+					perr(ps,
+					    "bad escape in template string");
+				}
+				p += n;
+				continue;
+			}
+		}
+		if (*p == '{') {
+			const char *q = p + 1;
+			int depth = 0;
+			struct ast_term *v, *c;
+			struct ast_expr *e;
+			struct ast_body *b;
+			struct ast_expr *x;
+			char vn[32];
+			while (q < end && (depth > 0 || *q != '}')) {
+				if (*q == '{')
+					depth++;
+				else if (*q == '}')
+					depth--;
+				else if (*q == '"' || *q == '`') {
+					char quote = *q++;
+					while (q < end && *q != quote) {
+						if (quote == '"' && *q == '\\')
+							q++;
+						q++;
+					}
+				}
+				q++;
+			}
+			if (lit.len > 0) {
+				struct ast_term *s = mkterm(ps, T_SCALAR, loc);
+				s->val = ast_keep(ps->a,
+				    axv_string(lit.data, lit.len));
+				tl_push(&parts, s);
+				axg_buf_reset(&lit);
+			}
+			e = parse_sub_term(ps, p + 1, (size_t)(q - p - 1), loc);
+			snprintf(vn, sizeof(vn), "_$t%d", tmpl_vars++ % 100000);
+			v = mkterm(ps, T_VAR, loc);
+			v->name = ast_strndup(ps->a, vn, strlen(vn));
+			x = ast_alloc(ps->a, sizeof(*x));
+			x->kind = E_UNIFY;
+			x->loc = loc;
+			x->a = v;
+			x->b = e->a;
+			x->withs = e->withs;
+			x->nwiths = e->nwiths;
+			b = ast_alloc(ps->a, sizeof(*b));
+			b->loc = loc;
+			b->e = ast_alloc(ps->a, 2 * sizeof(*b->e));
+			b->e[0] = x;
+			b->n = 1;
+			c = mkterm(ps, T_ARRAY_COMPR, loc);
+			c->key = v;
+			c->body = b;
+			tl_push(&parts, c);
+			p = q + 1;
+			continue;
+		}
+		axg_buf_putc(&lit, *p++);
+	}
+	if (lit.len > 0 || parts.n == 0) {
+		struct ast_term *s = mkterm(ps, T_SCALAR, loc);
+		s->val = ast_keep(ps->a,
+		    axv_string(lit.data ? lit.data : "", lit.len));
+		tl_push(&parts, s);
+	}
+	axg_buf_free(&lit);
+	ps->pending = NULL;
+	next(ps);
+	arr = mkterm(ps, T_ARRAY, loc);
+	arr->items = tl_finish(ps, &parts, &arr->n);
+	call = mkcall(ps, "internal.template_string", loc, arr, NULL, NULL);
+	return call;
+}
+
 static struct ast_term *
 parse_primary(struct parser *ps)
 {
@@ -340,7 +505,7 @@ parse_primary(struct parser *ps)
 			next(ps);
 			return t;
 		}
-		if (is_keyword(ps->tok.start, ps->tok.len)) {
+		if (is_keyword(ps->tok.start, ps->tok.len) && !kw_as_var(ps)) {
 			tokdesc(ps, d, sizeof(d));
 			perr(ps, "unexpected %s keyword", d);
 		}
@@ -394,6 +559,8 @@ parse_primary(struct parser *ps)
 			}
 		}
 		break;
+	case TK_TEMPLATE:
+		return parse_template(ps);
 	case TK_ERROR:
 		perr(ps, "%s", ps->tok.text);
 	case TK_EOF:
@@ -622,7 +789,7 @@ parse_literal(struct parser *ps)
 	struct ast_term *a;
 
 	enter(ps);
-	if (is_kw(ps, "some")) {
+	if (is_kw(ps, "some") && !kw_as_var(ps)) {
 		struct tlist l = { NULL, 0, 0 };
 		struct pmark m;
 		next(ps);
@@ -649,18 +816,19 @@ parse_literal(struct parser *ps)
 		ps->depth--;
 		return e;
 	}
-	if (is_kw(ps, "every")) {
+	if (is_kw(ps, "every") && !kw_as_var(ps)) {
 		next(ps);
 		e = mkexpr(ps, E_EVERY, loc);
 		parse_in_clause(ps, e);
 		expect(ps, "{");
 		e->body = parse_body_until(ps, "}");
 		expect(ps, "}");
+		parse_withs(ps, e);
 		ps->depth--;
 		return e;
 	}
 	e = mkexpr(ps, E_TERM, loc);
-	if (is_kw(ps, "not")) {
+	if (is_kw(ps, "not") && !kw_as_var(ps)) {
 		next(ps);
 		e->negated = true;
 	}
@@ -790,14 +958,50 @@ parse_rule_body(struct parser *ps, bool *had)
 static struct ast_term *
 parse_ref_head(struct parser *ps)
 {
-	struct ast_term *t;
+	struct ast_term *h, *r;
+	struct tlist l = { NULL, 0, 0 };
 
-	if (ps->tok.kind != TK_IDENT || is_keyword(ps->tok.start, ps->tok.len))
+	if (ps->tok.kind != TK_IDENT ||
+	    (is_keyword(ps->tok.start, ps->tok.len) && !kw_as_var(ps)))
 		perr(ps, "expected rule head");
-	t = parse_postfix(ps);
-	if (t->kind == T_CALL)
-		perr(ps, "unexpected call in rule head");
-	return t;
+	h = mkterm(ps, T_VAR, here(ps));
+	h->name = ast_strndup(ps->a, ps->tok.start, ps->tok.len);
+	next(ps);
+	for (;;) {
+		if (ps->tok.nl_before || ps->tok.start != ps->save_p)
+			break;
+		if (is_punct(ps, ".")) {
+			struct ast_term *k;
+			next(ps);
+			if (ps->tok.kind != TK_IDENT)
+				perr(ps, "expected an identifier after '.'");
+			k = mkterm(ps, T_SCALAR, here(ps));
+			k->val = ast_keep(ps->a,
+			    axv_string(ps->tok.start, ps->tok.len));
+			next(ps);
+			if (l.n == 0)
+				tl_push(&l, h);
+			tl_push(&l, k);
+		} else if (is_punct(ps, "[")) {
+			bool save_nl = ps->nl;
+			struct ast_term *k;
+			next(ps);
+			ps->nl = false;
+			k = parse_term(ps);
+			ps->nl = save_nl;
+			expect(ps, "]");
+			if (l.n == 0)
+				tl_push(&l, h);
+			tl_push(&l, k);
+		} else {
+			break;
+		}
+	}
+	if (l.n == 0)
+		return h;
+	r = mkterm(ps, T_REF, h->loc);
+	r->items = tl_finish(ps, &l, &r->n);
+	return r;
 }
 
 static struct ast_rule *
@@ -809,7 +1013,7 @@ parse_rule(struct parser *ps)
 
 	r->loc = here(ps);
 	ps->nl = true;
-	if (is_kw(ps, "default")) {
+	if (is_kw(ps, "default") && !kw_as_var(ps)) {
 		next(ps);
 		r->is_default = true;
 	}
@@ -899,6 +1103,8 @@ ast_parse_module(struct ast_arena *a, const char *file, const char *src,
 		return NULL;
 	}
 	if (setjmp(ps.fail)) {
+		if (ps.pending)
+			axg_buf_free(ps.pending);
 		lex_free(&ps.lx);
 		return NULL;
 	}
@@ -961,6 +1167,8 @@ ast_parse_query(struct ast_arena *a, const char *src, size_t len,
 
 	init(&ps, a, "query", src, len, lim, ds);
 	if (setjmp(ps.fail)) {
+		if (ps.pending)
+			axg_buf_free(ps.pending);
 		lex_free(&ps.lx);
 		return NULL;
 	}
@@ -980,6 +1188,8 @@ ast_parse_term(struct ast_arena *a, const char *src, size_t len,
 
 	init(&ps, a, "term", src, len, NULL, ds);
 	if (setjmp(ps.fail)) {
+		if (ps.pending)
+			axg_buf_free(ps.pending);
 		lex_free(&ps.lx);
 		return NULL;
 	}

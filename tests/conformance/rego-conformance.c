@@ -540,11 +540,6 @@ main(int argc, char **argv)
 	}
 	list_files(dir, &files, &nfiles);
 	qsort(files, nfiles, sizeof(*files), cmp_str);
-	if (wt)
-		fprintf(wt,
-		    "# Rego conformance cases not yet supported "
-		    "(one note per line; regenerate with "
-		    "rego-conformance --write-todo).\n");
 	for (f = 0; f < nfiles; f++) {
 		FILE *fp = fopen(files[f], "rb");
 		yaml_parser_t parser;
