@@ -12,7 +12,19 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-compare.c \
 	%reldir%/builtins-arith.c \
 	%reldir%/builtins-aggregates.c \
-	%reldir%/builtins-strings.c
+	%reldir%/builtins-strings.c \
+	%reldir%/builtins-internal.c \
+	%reldir%/ast.h \
+	%reldir%/ast.c \
+	%reldir%/lexer.h \
+	%reldir%/lexer.c \
+	%reldir%/parser.c \
+	%reldir%/ir.h \
+	%reldir%/opcodes.def \
+	%reldir%/policy-int.h \
+	%reldir%/compile.c \
+	%reldir%/eval.c \
+	%reldir%/api.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

@@ -501,7 +501,7 @@ put_value(const struct axv *v, struct axg_buf *b, bool rego, int pd)
 			if (rego || o->k[i]->kind == AXV_STRING) {
 				put_value(o->k[i], b, rego, -1);
 			} else {
-				char *t = axv_to_rego_string(o->k[i]);
+				char *t = axv_json_str(o->k[i]);
 				put_json_string(b, t, strlen(t));
 				free(t);
 			}

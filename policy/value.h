@@ -144,7 +144,7 @@ struct axv_json_limits {
 struct axv *axv_from_json(const char *text, size_t len,
     const struct axv_json_limits *lim, char *err, size_t errlen);
 /* Append OPA's canonical JSON: sorted keys, sets as sorted arrays, non-string
- * object keys as their Rego text.  pretty: indent by two spaces. */
+ * object keys as their JSON text.  pretty: indent by two spaces. */
 int axv_to_json(const struct axv *v, struct axg_buf *b, bool pretty);
 /* A new string with the JSON text (caller frees). */
 char *axv_json_str(const struct axv *v);

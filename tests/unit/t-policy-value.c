@@ -137,7 +137,7 @@ test_composites(void)
 	axv_object_put(o, axv_cstr("s"), axv_int(2));
 	is_int((long long)axv_object_len(o), 2, "put replaces");
 	is_json(o, "{\"s\":2,\"[]\":\"empty array key\"}",
-	    "composite key as Rego text");
+	    "composite key as JSON text");
 	ok(axv_object_gets(o, "s") != NULL, "lookup by C string");
 	ok(!axv_object_put_unique(o, axv_cstr("s"), axv_int(5)),
 	    "put_unique reports a conflict");

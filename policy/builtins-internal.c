@@ -1,0 +1,103 @@
+/* builtins-internal.c: the builtins the parser writes for `in` and
+ * friends: internal.member_2, internal.member_3, and print. */
+#include "config.h"
+
+#include "policy/builtins.h"
+
+static int
+bi_member_2(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	struct axv *x = args[0], *c = args[1];
+	bool found = false;
+	size_t i;
+
+	(void)ctx;
+	switch (axv_kind(c)) {
+	case AXV_ARRAY:
+		for (i = 0; i < axv_array_len(c) && !found; i++)
+			found = axv_equal(axv_array_get(c, i), x);
+		break;
+	case AXV_OBJECT:
+		for (i = 0; i < axv_object_len(c) && !found; i++)
+			found = axv_equal(axv_object_val(c, i), x);
+		break;
+	case AXV_SET:
+		found = axv_set_contains(c, x);
+		break;
+	default:
+		break;
+	}
+	*out = axv_bool(found);
+	return AXP_BI_OK;
+}
+
+static int
+bi_member_3(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	struct axv *k = args[0], *v = args[1], *c = args[2], *e = NULL;
+	int64_t i;
+
+	(void)ctx;
+	switch (axv_kind(c)) {
+	case AXV_ARRAY:
+		if (axv_kind(k) == AXV_NUMBER && axv_num_get_i64(k, &i) &&
+		    i >= 0)
+			e = axv_array_get(c, (size_t)i);
+		break;
+	case AXV_OBJECT:
+		e = axv_object_get(c, k);
+		break;
+	default:
+		break;
+	}
+	*out = axv_bool(e != NULL && axv_equal(e, v));
+	return AXP_BI_OK;
+}
+
+/* Template strings: literal strings, and one-element (or empty, when
+ * undefined) arrays holding each expression's value. */
+static int
+bi_template_string(struct axp_bctx *ctx, struct axv *const *args,
+    struct axv **out)
+{
+	struct axg_buf b;
+	size_t i, n;
+	char *s;
+
+	if (!axp_bi_want(ctx, args, 1, AXV_ARRAY))
+		return AXP_BI_ERROR;
+	axg_buf_init(&b, 0);
+	for (i = 0; i < axv_array_len(args[0]); i++) {
+		struct axv *p = axv_array_get(args[0], i), *v;
+		if (axv_kind(p) == AXV_STRING) {
+			axg_buf_append(&b, axv_str(p), axv_strlen(p));
+			continue;
+		}
+		if (axv_kind(p) != AXV_ARRAY || axv_array_len(p) == 0) {
+			axg_buf_puts(&b, "<undefined>");
+			continue;
+		}
+		if (axv_array_len(p) > 1) {
+			axg_buf_free(&b);
+			return axp_bi_error(ctx, AXP_ERR_EVAL_CONFLICT,
+			    "template expression produced multiple outputs");
+		}
+		v = axv_array_get(p, 0);
+		if (axv_kind(v) == AXV_STRING)
+			axg_buf_append(&b, axv_str(v), axv_strlen(v));
+		else
+			axv_to_rego(v, &b);
+	}
+	s = axg_buf_steal(&b, &n);
+	*out = axv_string_own(s, n);
+	return AXP_BI_OK;
+}
+
+const struct axp_builtin axp_builtins_internal[] = {
+	{ "internal.template_string", 1, bi_template_string,
+	    "(array) => string", 0 },
+	{ "internal.member_2", 2, bi_member_2, "(any, any) => boolean", 0 },
+	{ "internal.member_3", 3, bi_member_3, "(any, any, any) => boolean",
+	    0 },
+	{ NULL, 0, NULL, NULL, 0 },
+};

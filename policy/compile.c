@@ -1,0 +1,2003 @@
+/* compile.c: AST to IR: name resolution, rule tree, safety reordering and
+ * lowering of bodies into statements (opcodes.def). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy-int.h"
+
+const char *const ir_opcode_names[] = {
+#define OP(name, operands, doc) #name,
+#include "policy/opcodes.def"
+#undef OP
+};
+
+struct var {
+	const char *name;
+	uint32_t slot;
+};
+
+struct vscope {
+	struct vscope *parent;
+	struct var *v;
+	size_t n, cap;
+};
+
+struct comp {
+	struct axp_policy *pol;
+	struct ast_arena *A;
+	struct axp_diags *ds;
+	struct rgroup *cur; /* the group being compiled */
+	int nerr;
+};
+
+struct cc {
+	struct comp *C;
+	struct ast_module *mod;
+	struct vscope *sc;
+	uint32_t nslots;
+	bool *bound;
+	size_t capbound;
+};
+
+struct sbuf {
+	struct stmt *s;
+	size_t n, cap;
+};
+
+static void cerr(struct comp *C, const struct ast_loc *loc, int code,
+    const char *fmt, ...) AXG_PRINTF(4, 5);
+
+static void
+cerr(struct comp *C, const struct ast_loc *loc, int code, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	axp_diags_add(C->ds, loc, code, "%s", msg);
+	C->nerr++;
+}
+
+/* ---- slots and scopes ---- */
+static uint32_t
+new_slot(struct cc *cc)
+{
+	uint32_t s = cc->nslots++;
+
+	if (s >= cc->capbound) {
+		size_t old = cc->capbound;
+		cc->capbound = cc->capbound ? cc->capbound * 2 : 32;
+		cc->bound = axg_reallocarray(cc->bound, cc->capbound,
+		    sizeof(*cc->bound));
+		memset(cc->bound + old, 0,
+		    (cc->capbound - old) * sizeof(*cc->bound));
+	}
+	cc->bound[s] = false;
+	return s;
+}
+
+static struct var *
+scope_find1(struct vscope *sc, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sc->n; i++)
+		if (strcmp(sc->v[i].name, name) == 0)
+			return &sc->v[i];
+	return NULL;
+}
+
+static struct var *
+scope_find(struct vscope *sc, const char *name)
+{
+	struct var *v;
+
+	for (; sc != NULL; sc = sc->parent)
+		if ((v = scope_find1(sc, name)) != NULL)
+			return v;
+	return NULL;
+}
+
+static uint32_t
+scope_declare(struct cc *cc, const char *name)
+{
+	struct vscope *sc = cc->sc;
+	struct var *v = scope_find1(sc, name);
+
+	if (v != NULL)
+		return v->slot;
+	if (sc->n == sc->cap) {
+		sc->cap = sc->cap ? sc->cap * 2 : 8;
+		sc->v = axg_reallocarray(sc->v, sc->cap, sizeof(*sc->v));
+	}
+	sc->v[sc->n].name = name;
+	sc->v[sc->n].slot = new_slot(cc);
+	return sc->v[sc->n++].slot;
+}
+
+static void
+scope_push(struct cc *cc, struct vscope *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->parent = cc->sc;
+	cc->sc = sc;
+}
+
+static void
+scope_pop(struct cc *cc)
+{
+	struct vscope *sc = cc->sc;
+
+	cc->sc = sc->parent;
+	free(sc->v);
+}
+
+/* ---- the rule tree ---- */
+static struct dnode *
+node_child(struct comp *C, struct dnode *n, const char *name, bool create)
+{
+	uint32_t i;
+	struct dnode *k;
+
+	for (i = 0; i < n->nkids; i++)
+		if (strcmp(n->kids[i]->name, name) == 0)
+			return n->kids[i];
+	if (!create)
+		return NULL;
+	k = ast_alloc(C->A, sizeof(*k));
+	k->name = ast_strndup(C->A, name, strlen(name));
+	k->path = axv_array_new(axv_array_len(n->path) + 1);
+	for (i = 0; i < axv_array_len(n->path); i++)
+		axv_array_push(k->path, axv_ref(axv_array_get(n->path, i)));
+	axv_array_push(k->path, axv_cstr(name));
+	ast_keep(C->A, k->path);
+	n->kids = axg_reallocarray(n->kids, n->nkids + 1, sizeof(*n->kids));
+	n->kids[n->nkids++] = k;
+	return k;
+}
+
+/* The package path of a module as strings; returns count. */
+static size_t
+package_path(struct ast_module *m, const char **out, size_t max)
+{
+	struct ast_term *p = m->package;
+	size_t n = 0, i;
+
+	if (p->kind == T_VAR) {
+		out[n++] = p->name;
+		return n;
+	}
+	if (p->items[0]->kind == T_VAR && n < max)
+		out[n++] = p->items[0]->name;
+	for (i = 1; i < p->n && n < max; i++)
+		if (p->items[i]->kind == T_SCALAR &&
+		    axv_kind(p->items[i]->val) == AXV_STRING)
+			out[n++] = axv_str(p->items[i]->val);
+	return n;
+}
+
+static struct dnode *
+module_node(struct comp *C, struct ast_module *m, bool create)
+{
+	const char *pp[64];
+	size_t n = package_path(m, pp, 64), i;
+	struct dnode *node = C->pol->root;
+
+	for (i = 0; i < n && node; i++)
+		node = node_child(C, node, pp[i], create);
+	return node;
+}
+
+/* Split a rule head ref into the static prefix (strings) and the dynamic
+ * rest. */
+static void
+head_split(struct ast_rule *r, const char **st, size_t *nst, size_t max,
+    struct ast_term ***dyn, size_t *ndyn)
+{
+	struct ast_term *h = r->ref;
+	size_t i;
+
+	*nst = 0;
+	*ndyn = 0;
+	*dyn = NULL;
+	if (h->kind == T_VAR) {
+		st[(*nst)++] = h->name;
+		return;
+	}
+	st[(*nst)++] = h->items[0]->name;
+	for (i = 1; i < h->n; i++) {
+		struct ast_term *t = h->items[i];
+		if (t->kind != T_SCALAR || axv_kind(t->val) != AXV_STRING ||
+		    *nst >= max)
+			break;
+		st[(*nst)++] = axv_str(t->val);
+	}
+	if (i < h->n) {
+		*dyn = &h->items[i];
+		*ndyn = h->n - i;
+	}
+}
+
+static char *
+group_name(struct comp *C, struct dnode *n)
+{
+	struct axg_buf b;
+	size_t i;
+	char *s, *r;
+
+	axg_buf_init(&b, 0);
+	axg_buf_puts(&b, "data");
+	for (i = 0; i < axv_array_len(n->path); i++) {
+		axg_buf_putc(&b, '.');
+		axg_buf_puts(&b, axv_str(axv_array_get(n->path, i)));
+	}
+	s = axg_buf_steal(&b, NULL);
+	r = ast_strndup(C->A, s, strlen(s));
+	free(s);
+	return r;
+}
+
+static const char *
+kind_name(enum rg_kind k)
+{
+	switch (k) {
+	case RG_COMPLETE:
+		return "complete";
+	case RG_SET:
+		return "partial set";
+	case RG_OBJECT:
+		return "partial object";
+	case RG_FUNC:
+		return "function";
+	}
+	return "?";
+}
+
+static void
+add_rule(struct comp *C, struct ast_module *m, struct ast_rule *r)
+{
+	const char *st[64];
+	size_t nst, ndyn, i;
+	struct ast_term **dyn;
+	struct dnode *node = module_node(C, m, true);
+	enum rg_kind kind;
+	struct rgroup *g;
+	struct rdef *d;
+
+	head_split(r, st, &nst, 64, &dyn, &ndyn);
+	for (i = 0; i < nst; i++) {
+		node->has_rules = true;
+		node = node_child(C, node, st[i], true);
+	}
+	node->has_rules = true;
+	if (r->is_func)
+		kind = RG_FUNC;
+	else if (r->key != NULL)
+		kind = RG_SET;
+	else if (ndyn > 0)
+		kind = RG_OBJECT;
+	else
+		kind = RG_COMPLETE;
+	if (r->is_default && ndyn > 0)
+		kind = RG_OBJECT;
+	g = node->rg;
+	if (g == NULL) {
+		g = ast_alloc(C->A, sizeof(*g));
+		g->kind = kind;
+		g->node = node;
+		g->mod = m;
+		g->name = group_name(C, node);
+		g->nargs = (uint32_t)r->nargs;
+		g->id = C->pol->ngroups;
+		C->pol->groups = axg_reallocarray(C->pol->groups,
+		    C->pol->ngroups + 1, sizeof(*C->pol->groups));
+		C->pol->groups[C->pol->ngroups++] = g;
+		node->rg = g;
+	} else if (g->kind != kind && !r->is_default) {
+		if (g->ndefs == 0 && g->defrule != NULL) {
+			g->kind = kind;
+		} else {
+			cerr(C, &r->loc, AXP_ERR_TYPE,
+			    "conflicting rules %s found (%s and %s)", g->name,
+			    kind_name(g->kind), kind_name(kind));
+			return;
+		}
+	}
+	if (kind == RG_FUNC && g->nargs != r->nargs && g->ndefs > 0) {
+		cerr(C, &r->loc, AXP_ERR_TYPE,
+		    "conflicting rules %s found (function arity)", g->name);
+		return;
+	}
+	if (kind == RG_SET && ndyn > 0)
+		g->nested = true;
+	if (r->is_default) {
+		if (g->defrule != NULL) {
+			cerr(C, &r->loc, AXP_ERR_TYPE,
+			    "multiple default rules %s found", g->name);
+			return;
+		}
+		g->defrule = r;
+		return;
+	}
+	d = ast_alloc(C->A, sizeof(*d));
+	d->ast = r;
+	g->defs = axg_reallocarray(g->defs, g->ndefs + 1, sizeof(*g->defs));
+	g->defs[g->ndefs++] = d;
+}
+
+/* ---- name resolution ---- */
+enum gkind { G_NONE, G_LOCAL, G_INPUT, G_DATA, G_IMPORT };
+
+/* What a var name at a ref head means in this context. */
+static enum gkind
+resolve_name(struct cc *cc, const char *name, struct var **lv,
+    struct ast_import **imp)
+{
+	size_t i;
+	struct dnode *pn;
+
+	if ((*lv = scope_find(cc->sc, name)) != NULL)
+		return G_LOCAL;
+	if (strcmp(name, "input") == 0)
+		return G_INPUT;
+	if (strcmp(name, "data") == 0)
+		return G_DATA;
+	if (cc->mod != NULL) {
+		for (i = 0; i < cc->mod->nimports; i++) {
+			struct ast_import *im = &cc->mod->imports[i];
+			const char *alias = im->alias;
+			struct ast_term *p = im->path;
+			if (alias == NULL) {
+				if (p->kind == T_VAR)
+					alias = p->name;
+				else if (p->n > 1 &&
+				    p->items[p->n - 1]->kind == T_SCALAR &&
+				    axv_kind(p->items[p->n - 1]->val) ==
+					AXV_STRING)
+					alias =
+					    axv_str(p->items[p->n - 1]->val);
+			}
+			if (alias && strcmp(alias, name) == 0 &&
+			    p->kind == T_REF && p->items[0]->kind == T_VAR &&
+			    (strcmp(p->items[0]->name, "data") == 0 ||
+				strcmp(p->items[0]->name, "input") == 0)) {
+				*imp = im;
+				return G_IMPORT;
+			}
+			if (alias && strcmp(alias, name) == 0 &&
+			    p->kind == T_VAR && strcmp(p->name, "input") == 0)
+				return G_INPUT;
+		}
+		pn = module_node(cc->C, cc->mod, false);
+		if (pn != NULL && node_child(cc->C, pn, name, false) != NULL)
+			return G_DATA + 100; /* package-relative rule */
+	}
+	return G_NONE;
+}
+
+static bool
+is_global(struct cc *cc, const char *name)
+{
+	struct var *lv;
+	struct ast_import *imp;
+	enum gkind k = resolve_name(cc, name, &lv, &imp);
+
+	return k != G_NONE && k != G_LOCAL;
+}
+
+static bool
+is_wildcard(const char *name)
+{
+	return name[0] == '_' && name[1] == '$';
+}
+
+/* Declare the vars of a term that are not globals (no closures). */
+static void collect_body(struct cc *cc, struct ast_body *b);
+
+static void
+collect_term(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	switch (t->kind) {
+	case T_SCALAR:
+		return;
+	case T_VAR:
+		if (scope_find(cc->sc, t->name) == NULL &&
+		    !is_global(cc, t->name))
+			scope_declare(cc, t->name);
+		return;
+	case T_REF:
+		if (t->items[0]->kind != T_VAR)
+			collect_term(cc, t->items[0]);
+		for (i = 1; i < t->n; i++)
+			collect_term(cc, t->items[i]);
+		return;
+	case T_CALL:
+		for (i = 0; i < t->n; i++)
+			collect_term(cc, t->items[i]);
+		return;
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		for (i = 0; i < t->n; i++)
+			collect_term(cc, t->items[i]);
+		return;
+	default:
+		return; /* closures have their own scope */
+	}
+}
+
+static const struct axp_builtin *resolve_builtin(struct cc *cc,
+    struct ast_term *fn, struct rgroup **rg, char *name, size_t namelen);
+
+/* A with value that names a function or builtin (with f as g). */
+static bool
+with_value_is_func(struct cc *cc, struct ast_term *t)
+{
+	struct rgroup *rg = NULL;
+	char nm[256];
+
+	if (t->kind == T_VAR && scope_find(cc->sc, t->name) != NULL)
+		return false;
+	if (t->kind != T_VAR && t->kind != T_REF)
+		return false;
+	return resolve_builtin(cc, t, &rg, nm, sizeof(nm)) != NULL ||
+	    rg != NULL;
+}
+
+static void
+collect_expr(struct cc *cc, struct ast_expr *e)
+{
+	size_t i;
+
+	switch (e->kind) {
+	case E_SOME:
+		for (i = 0; i < e->nvars; i++)
+			scope_declare(cc, e->vars[i]->name);
+		break;
+	case E_SOME_IN:
+		/* declared fresh where the expression is lowered */
+		collect_term(cc, e->coll);
+		break;
+	case E_EVERY:
+		collect_term(cc, e->coll);
+		break;
+	case E_ASSIGN:
+		if (e->a->kind == T_VAR &&
+		    scope_find1(cc->sc, e->a->name) == NULL)
+			scope_declare(cc, e->a->name);
+		collect_term(cc, e->a);
+		collect_term(cc, e->b);
+		break;
+	default:
+		collect_term(cc, e->a);
+		collect_term(cc, e->b);
+		break;
+	}
+	for (i = 0; i < e->nwiths; i++)
+		if (!with_value_is_func(cc, e->withs[i].value))
+			collect_term(cc, e->withs[i].value);
+}
+
+static void
+collect_body(struct cc *cc, struct ast_body *b)
+{
+	size_t i;
+
+	if (b == NULL)
+		return;
+	/* `some` first so that it wins over globals */
+	for (i = 0; i < b->n; i++)
+		if (b->e[i]->kind == E_SOME)
+			collect_expr(cc, b->e[i]);
+	for (i = 0; i < b->n; i++)
+		if (b->e[i]->kind == E_SOME_IN) {
+			struct ast_expr *e = b->e[i];
+			if (e->key && e->key->kind == T_VAR)
+				scope_declare(cc, e->key->name);
+			if (e->value->kind == T_VAR)
+				scope_declare(cc, e->value->name);
+			collect_term(cc, e->key);
+			collect_term(cc, e->value);
+		}
+	for (i = 0; i < b->n; i++)
+		collect_expr(cc, b->e[i]);
+}
+
+/* ---- readiness (safety) ---- */
+static const struct axp_builtin *resolve_builtin(struct cc *cc,
+    struct ast_term *fn, struct rgroup **rg, char *name, size_t namelen);
+
+static bool t_evaluable(struct cc *cc, struct ast_term *t);
+static bool t_patternable(struct cc *cc, struct ast_term *t);
+static bool
+closure_ready(struct cc *cc, struct ast_term *t, struct ast_body *b);
+
+static bool
+var_bound(struct cc *cc, const char *name)
+{
+	struct var *v = scope_find(cc->sc, name);
+
+	return v == NULL || cc->bound[v->slot];
+}
+
+static bool
+t_evaluable(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+
+	switch (t->kind) {
+	case T_SCALAR:
+		return true;
+	case T_VAR:
+		return var_bound(cc, t->name);
+	case T_REF:
+		if (!t_evaluable(cc, t->items[0]))
+			return false;
+		for (i = 1; i < t->n; i++)
+			if (!t_patternable(cc, t->items[i]))
+				return false;
+		return true;
+	case T_CALL: {
+		struct rgroup *rg = NULL;
+		char nm[256];
+		const struct axp_builtin *bi =
+		    resolve_builtin(cc, t->key, &rg, nm, sizeof(nm));
+		size_t arity = bi ? (size_t)bi->arity : rg ? rg->nargs : t->n;
+		if (bi == NULL && rg == NULL)
+			return true; /* lowering reports the unknown name */
+		for (i = 0; i < t->n; i++) {
+			if (i == arity && i == t->n - 1) {
+				if (!t_patternable(cc, t->items[i]))
+					return false;
+			} else if (!t_evaluable(cc, t->items[i])) {
+				return false;
+			}
+		}
+		return true;
+	}
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		for (i = 0; i < t->n; i++)
+			if (!t_evaluable(cc, t->items[i]))
+				return false;
+		return true;
+	case T_ARRAY_COMPR:
+	case T_SET_COMPR:
+	case T_OBJECT_COMPR:
+		return closure_ready(cc, t, t->body);
+	}
+	return false;
+}
+
+static bool
+t_patternable(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+
+	switch (t->kind) {
+	case T_VAR:
+		return true;
+	case T_ARRAY:
+		for (i = 0; i < t->n; i++)
+			if (!t_patternable(cc, t->items[i]))
+				return false;
+		return true;
+	case T_OBJECT:
+		for (i = 0; i < t->n; i += 2)
+			if (!t_evaluable(cc, t->items[i]) ||
+			    !t_patternable(cc, t->items[i + 1]))
+				return false;
+		return true;
+	default:
+		return t_evaluable(cc, t);
+	}
+}
+
+/* Vars of a closure that refer to the enclosing scope must be bound. */
+struct capctx {
+	struct cc *cc;
+	struct vscope inner; /* names the closure declares itself */
+	bool ok;
+	const struct ast_term *unsafe;
+};
+
+static void cap_term(struct capctx *x, struct ast_term *t);
+
+static void
+cap_body(struct capctx *x, struct ast_body *b)
+{
+	size_t i, j;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->n; i++) {
+		struct ast_expr *e = b->e[i];
+		if (e->kind == E_SOME)
+			for (j = 0; j < e->nvars; j++) {
+				struct var v = { e->vars[j]->name, 0 };
+				x->inner.v = axg_reallocarray(x->inner.v,
+				    x->inner.n + 1, sizeof(v));
+				x->inner.v[x->inner.n++] = v;
+			}
+		if (e->kind == E_SOME_IN || e->kind == E_EVERY) {
+			struct ast_term *kv[2] = { e->key, e->value };
+			for (j = 0; j < 2; j++)
+				if (kv[j] && kv[j]->kind == T_VAR) {
+					struct var v = { kv[j]->name, 0 };
+					x->inner.v =
+					    axg_reallocarray(x->inner.v,
+						x->inner.n + 1, sizeof(v));
+					x->inner.v[x->inner.n++] = v;
+				}
+		}
+	}
+	for (i = 0; i < b->n; i++) {
+		struct ast_expr *e = b->e[i];
+		cap_term(x, e->a);
+		cap_term(x, e->b);
+		cap_term(x, e->key);
+		cap_term(x, e->value);
+		cap_term(x, e->coll);
+		cap_body(x, e->body);
+		for (j = 0; j < e->nwiths; j++)
+			cap_term(x, e->withs[j].value);
+	}
+}
+
+static void
+cap_term(struct capctx *x, struct ast_term *t)
+{
+	size_t i;
+	struct var *v;
+
+	if (t == NULL)
+		return;
+	switch (t->kind) {
+	case T_VAR:
+		if (scope_find1(&x->inner, t->name) != NULL)
+			return;
+		v = scope_find(x->cc->sc, t->name);
+		if (v != NULL && !x->cc->bound[v->slot] && x->ok) {
+			x->ok = false;
+			x->unsafe = t;
+		}
+		return;
+	case T_REF:
+	case T_CALL:
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		if (t->kind == T_CALL)
+			cap_term(x, t->key);
+		for (i = 0; i < t->n; i++)
+			cap_term(x, t->items[i]);
+		return;
+	case T_ARRAY_COMPR:
+	case T_SET_COMPR:
+	case T_OBJECT_COMPR:
+		cap_term(x, t->key);
+		cap_term(x, t->value);
+		cap_body(x, t->body);
+		return;
+	default:
+		return;
+	}
+}
+
+static bool
+closure_ready(struct cc *cc, struct ast_term *t, struct ast_body *b)
+{
+	struct capctx x;
+
+	memset(&x, 0, sizeof(x));
+	x.cc = cc;
+	x.ok = true;
+	cap_body(&x, b);
+	if (t != NULL) {
+		cap_term(&x, t->key);
+		cap_term(&x, t->value);
+	}
+	free(x.inner.v);
+	return x.ok;
+}
+
+/* All non-wildcard local vars of a term are bound (negation). */
+static bool
+t_all_bound(struct cc *cc, struct ast_term *t, struct ast_term **unsafe)
+{
+	size_t i;
+
+	if (t == NULL)
+		return true;
+	switch (t->kind) {
+	case T_VAR:
+		if (!is_wildcard(t->name) && !var_bound(cc, t->name)) {
+			*unsafe = t;
+			return false;
+		}
+		return true;
+	case T_REF:
+	case T_CALL:
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		for (i = 0; i < t->n; i++)
+			if (!t_all_bound(cc, t->items[i], unsafe))
+				return false;
+		return true;
+	case T_ARRAY_COMPR:
+	case T_SET_COMPR:
+	case T_OBJECT_COMPR:
+		return closure_ready(cc, t, t->body);
+	default:
+		return true;
+	}
+}
+
+/* Can a = b be solved now?  One side evaluable and the other a pattern,
+ * or two composites of the same shape whose pairs can. */
+static bool
+unify_ready(struct cc *cc, struct ast_term *a, struct ast_term *b)
+{
+	size_t i;
+
+	if ((t_evaluable(cc, a) && t_patternable(cc, b)) ||
+	    (t_evaluable(cc, b) && t_patternable(cc, a)))
+		return true;
+	if (a->kind == T_ARRAY && b->kind == T_ARRAY && a->n == b->n) {
+		for (i = 0; i < a->n; i++)
+			if (!unify_ready(cc, a->items[i], b->items[i]))
+				return false;
+		return true;
+	}
+	if (a->kind == T_OBJECT && b->kind == T_OBJECT && a->n == b->n) {
+		for (i = 0; i < a->n; i += 2) {
+			size_t j;
+			struct axv *ka = axp_const_term(a->items[i]);
+			bool found = false;
+			for (j = 0; ka && j < b->n; j += 2) {
+				struct axv *kb = axp_const_term(b->items[j]);
+				if (kb && axv_equal(ka, kb)) {
+					found = unify_ready(cc, a->items[i + 1],
+					    b->items[j + 1]);
+					axv_unref(kb);
+					break;
+				}
+				axv_unref(kb);
+			}
+			axv_unref(ka);
+			if (!found)
+				return false;
+		}
+		return true;
+	}
+	return false;
+}
+
+static bool
+expr_ready(struct cc *cc, struct ast_expr *e)
+{
+	size_t i;
+	struct ast_term *u;
+
+	for (i = 0; i < e->nwiths; i++)
+		if (!with_value_is_func(cc, e->withs[i].value) &&
+		    !t_evaluable(cc, e->withs[i].value))
+			return false;
+	if (e->negated) {
+		if (!t_all_bound(cc, e->a, &u) || !t_all_bound(cc, e->b, &u))
+			return false;
+	}
+	switch (e->kind) {
+	case E_TERM:
+		return t_evaluable(cc, e->a);
+	case E_UNIFY:
+	case E_ASSIGN:
+		return unify_ready(cc, e->a, e->b);
+	case E_SOME:
+		return true;
+	case E_SOME_IN:
+		return t_evaluable(cc, e->coll) &&
+		    (e->key == NULL || t_patternable(cc, e->key)) &&
+		    t_patternable(cc, e->value);
+	case E_EVERY:
+		return t_evaluable(cc, e->coll) &&
+		    closure_ready(cc, NULL, e->body);
+	}
+	return false;
+}
+
+/* Report the unbound vars of an expression that could not be ordered. */
+static void
+report_unsafe_term(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	switch (t->kind) {
+	case T_VAR:
+		if (!var_bound(cc, t->name) && !is_wildcard(t->name)) {
+			cerr(cc->C, &t->loc, AXP_ERR_UNSAFE_VAR,
+			    "var %s is unsafe", t->name);
+			/* report each var once */
+			cc->bound[scope_find(cc->sc, t->name)->slot] = true;
+		}
+		return;
+	case T_REF:
+	case T_CALL:
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		for (i = 0; i < t->n; i++)
+			report_unsafe_term(cc, t->items[i]);
+		return;
+	case T_ARRAY_COMPR:
+	case T_SET_COMPR:
+	case T_OBJECT_COMPR: {
+		struct capctx x;
+		memset(&x, 0, sizeof(x));
+		x.cc = cc;
+		x.ok = true;
+		cap_body(&x, t->body);
+		cap_term(&x, t->key);
+		cap_term(&x, t->value);
+		free(x.inner.v);
+		if (!x.ok)
+			report_unsafe_term(cc, (struct ast_term *)x.unsafe);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* ---- lowering ---- */
+static struct stmt *
+emit(struct sbuf *sb, enum ir_opcode op, const struct ast_loc *loc)
+{
+	struct stmt *s;
+
+	if (sb->n == sb->cap) {
+		sb->cap = sb->cap ? sb->cap * 2 : 16;
+		sb->s = axg_reallocarray(sb->s, sb->cap, sizeof(*sb->s));
+	}
+	s = &sb->s[sb->n++];
+	memset(s, 0, sizeof(*s));
+	s->op = (uint16_t)op;
+	s->loc = *loc;
+	s->a.kind = s->b.kind = s->c.kind = OPD_NONE;
+	return s;
+}
+
+static struct block *
+finish_block(struct comp *C, struct sbuf *sb, enum done_kind done)
+{
+	struct block *b = ast_alloc(C->A, sizeof(*b));
+
+	b->s = ast_alloc(C->A, (sb->n + 1) * sizeof(*b->s));
+	if (sb->n)
+		memcpy(b->s, sb->s, sb->n * sizeof(*sb->s));
+	b->n = (uint32_t)sb->n;
+	b->done = done;
+	b->key.kind = b->val.kind = OPD_NONE;
+	free(sb->s);
+	sb->s = NULL;
+	sb->n = sb->cap = 0;
+	return b;
+}
+
+static struct opd
+opd_const(struct comp *C, struct axv *v)
+{
+	struct opd o;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = OPD_CONST;
+	o.val = ast_keep(C->A, v);
+	return o;
+}
+
+static struct opd
+opd_local(uint32_t slot)
+{
+	struct opd o;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = OPD_LOCAL;
+	o.slot = slot;
+	return o;
+}
+
+static struct opd
+lower_eval(struct cc *cc, struct ast_term *t, struct sbuf *sb);
+static struct opd
+lower_pattern(struct cc *cc, struct ast_term *t, struct sbuf *sb);
+static void lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb);
+
+/* A constant composite folds into one value. */
+static struct opd
+fold(struct cc *cc, enum opd_kind k, struct opd *items, uint32_t n)
+{
+	struct opd o;
+	uint32_t i;
+	struct axv *v;
+
+	for (i = 0; i < n; i++)
+		if (items[i].kind != OPD_CONST)
+			break;
+	if (i == n) {
+		if (k == OPD_ARRAY) {
+			v = axv_array_new(n);
+			for (i = 0; i < n; i++)
+				axv_array_push(v, axv_ref(items[i].val));
+		} else if (k == OPD_SET) {
+			v = axv_set_new(n);
+			for (i = 0; i < n; i++)
+				axv_set_add(v, axv_ref(items[i].val));
+		} else {
+			v = axv_object_new(n / 2);
+			for (i = 0; i < n; i += 2)
+				axv_object_put(v, axv_ref(items[i].val),
+				    axv_ref(items[i + 1].val));
+		}
+		return opd_const(cc->C, v);
+	}
+	memset(&o, 0, sizeof(o));
+	o.kind = (uint8_t)k;
+	o.items = items;
+	o.n = k == OPD_OBJECT ? n / 2 : n;
+	return o;
+}
+
+static void
+mark_bound_opd(struct cc *cc, const struct opd *o)
+{
+	uint32_t i, n;
+
+	switch (o->kind) {
+	case OPD_LOCAL:
+		cc->bound[o->slot] = true;
+		break;
+	case OPD_ARRAY:
+	case OPD_SET:
+	case OPD_OBJECT:
+		n = o->kind == OPD_OBJECT ? o->n * 2 : o->n;
+		for (i = 0; i < n; i++)
+			mark_bound_opd(cc, &o->items[i]);
+		break;
+	default:
+		break;
+	}
+}
+
+static uint32_t
+temp(struct cc *cc)
+{
+	uint32_t s = new_slot(cc);
+
+	cc->bound[s] = true;
+	return s;
+}
+
+/* Walk data refs through the rule tree; returns the operand holding the
+ * value reached and how many path terms were consumed. */
+static struct opd
+lower_data(struct cc *cc, struct dnode *node, struct ast_term **path, size_t n,
+    size_t *used, const struct ast_loc *loc, struct sbuf *sb)
+{
+	size_t i = 0;
+	struct stmt *s;
+
+	while (i < n && (node->rg == NULL || node->nkids > 0)) {
+		struct ast_term *e = path[i];
+		struct dnode *k;
+		if (e->kind == T_SCALAR && axv_kind(e->val) == AXV_STRING &&
+		    (k = node_child(cc->C, node, axv_str(e->val), false)) !=
+			NULL) {
+			node = k;
+			i++;
+			continue;
+		}
+		if (node->rg != NULL)
+			break;
+		if (e->kind == T_SCALAR) {
+			/* leaving the rule tree: base data only below */
+			struct axv *p = axv_array_new(0), *cur;
+			uint32_t j;
+			for (j = 0; j < axv_array_len(node->path); j++)
+				axv_array_push(p,
+				    axv_ref(axv_array_get(node->path, j)));
+			while (i < n && path[i]->kind == T_SCALAR)
+				axv_array_push(p, axv_ref(path[i++]->val));
+			s = emit(sb, IR_BASEDATA, loc);
+			s->path = ast_keep(cc->C->A, p);
+			cur = cc->C->pol->data;
+			for (j = 0; cur && j < axv_array_len(p); j++) {
+				struct axv *key = axv_array_get(p, j);
+				if (axv_kind(cur) == AXV_OBJECT)
+					cur = axv_object_get(cur, key);
+				else if (axv_kind(cur) == AXV_ARRAY &&
+				    axv_kind(key) == AXV_NUMBER) {
+					int64_t ix;
+					cur =
+					    axv_num_get_i64(key, &ix) && ix >= 0
+					    ? axv_array_get(cur, (size_t)ix)
+					    : NULL;
+				} else
+					cur = NULL;
+			}
+			s->pre = cur;
+			s->out = temp(cc);
+			*used = i;
+			return opd_local(s->out);
+		}
+		break;
+	}
+	if (node->rg != NULL && node->nkids == 0) {
+		if (node->rg->kind == RG_FUNC) {
+			cerr(cc->C, loc, AXP_ERR_TYPE,
+			    "function %s called without arguments",
+			    node->rg->name);
+		}
+		if (cc->C->cur != NULL) {
+			struct rgroup *c = cc->C->cur;
+			c->deps = axg_reallocarray(c->deps, c->ndeps + 1,
+			    sizeof(*c->deps));
+			c->deps[c->ndeps++] = node->rg;
+		}
+		s = emit(sb, IR_RULE, loc);
+		s->rg = node->rg;
+	} else {
+		s = emit(sb, IR_DATA, loc);
+		s->node = node;
+		if (cc->C->cur != NULL) /* depends on everything below */
+			cc->C->cur->ndeps += 0;
+	}
+	s->out = temp(cc);
+	*used = i;
+	return opd_local(s->out);
+}
+
+/* The static path of an import, head included. */
+static struct opd
+lower_ref_path(struct cc *cc, struct opd cur, struct ast_term **path, size_t n,
+    struct sbuf *sb, const struct ast_loc *loc)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct ast_term *e = path[i];
+		struct stmt *s;
+		if (t_evaluable(cc, e)) {
+			struct opd k = lower_eval(cc, e, sb);
+			s = emit(sb, IR_DOT, loc);
+			s->a = cur;
+			s->b = k;
+			s->out = temp(cc);
+			cur = opd_local(s->out);
+		} else {
+			struct opd k = lower_pattern(cc, e, sb);
+			s = emit(sb, IR_SCAN, loc);
+			s->a = cur;
+			s->b = k;
+			s->c = opd_local(temp(cc));
+			mark_bound_opd(cc, &k);
+			cur = s->c;
+		}
+	}
+	return cur;
+}
+
+static struct opd
+lower_ref(struct cc *cc, struct ast_term *t, struct sbuf *sb)
+{
+	struct ast_term **items = t->kind == T_REF ? t->items : &t;
+	size_t n = t->kind == T_REF ? t->n : 1, used = 0;
+	struct ast_term *head = items[0];
+	struct opd cur;
+	struct var *lv = NULL;
+	struct ast_import *imp = NULL;
+	enum gkind g;
+
+	if (head->kind != T_VAR) {
+		cur = lower_eval(cc, head, sb);
+		return lower_ref_path(cc, cur, items + 1, n - 1, sb, &t->loc);
+	}
+	g = resolve_name(cc, head->name, &lv, &imp);
+	switch ((int)g) {
+	case G_LOCAL:
+		cur = opd_local(lv->slot);
+		return lower_ref_path(cc, cur, items + 1, n - 1, sb, &t->loc);
+	case G_INPUT: {
+		struct stmt *s = emit(sb, IR_INPUT, &t->loc);
+		s->out = temp(cc);
+		cur = opd_local(s->out);
+		return lower_ref_path(cc, cur, items + 1, n - 1, sb, &t->loc);
+	}
+	case G_DATA:
+		cur = lower_data(cc, cc->C->pol->root, items + 1, n - 1, &used,
+		    &t->loc, sb);
+		return lower_ref_path(cc, cur, items + 1 + used, n - 1 - used,
+		    sb, &t->loc);
+	case G_DATA + 100: {
+		/* package-relative: data.<pkg>.name... */
+		struct dnode *pn = module_node(cc->C, cc->mod, false);
+		struct ast_term *nm = ast_alloc(cc->C->A, sizeof(*nm));
+		struct ast_term **p2 =
+		    ast_alloc(cc->C->A, (n + 1) * sizeof(*p2));
+		nm->kind = T_SCALAR;
+		nm->loc = head->loc;
+		nm->val = ast_keep(cc->C->A, axv_cstr(head->name));
+		p2[0] = nm;
+		memcpy(p2 + 1, items + 1, (n - 1) * sizeof(*p2));
+		cur = lower_data(cc, pn, p2, n, &used, &t->loc, sb);
+		return lower_ref_path(cc, cur, p2 + used, n - used, sb,
+		    &t->loc);
+	}
+	case G_IMPORT: {
+		/* splice the import path in front of the rest */
+		struct ast_term *ip = imp->path;
+		size_t m = ip->n + n - 1;
+		struct ast_term *r = ast_alloc(cc->C->A, sizeof(*r));
+		r->kind = T_REF;
+		r->loc = t->loc;
+		r->items = ast_alloc(cc->C->A, m * sizeof(*r->items));
+		memcpy(r->items, ip->items, ip->n * sizeof(*r->items));
+		memcpy(r->items + ip->n, items + 1,
+		    (n - 1) * sizeof(*r->items));
+		r->n = m;
+		return lower_ref(cc, r, sb);
+	}
+	default:
+		cerr(cc->C, &head->loc, AXP_ERR_UNSAFE_VAR, "var %s is unsafe",
+		    head->name);
+		return opd_const(cc->C, axv_null());
+	}
+}
+
+/* Dotted name of a call target ("strings.replace_n"); false if not all
+ * static. */
+static bool
+ref_dotted(struct ast_term *fn, char *out, size_t outlen)
+{
+	size_t i;
+	struct axg_buf b;
+	bool ok = true;
+
+	if (fn->kind == T_VAR) {
+		axg_strlcpy(out, fn->name, outlen);
+		return true;
+	}
+	if (fn->kind != T_REF || fn->items[0]->kind != T_VAR)
+		return false;
+	axg_buf_init(&b, 0);
+	axg_buf_puts(&b, fn->items[0]->name);
+	for (i = 1; i < fn->n; i++) {
+		if (fn->items[i]->kind != T_SCALAR ||
+		    axv_kind(fn->items[i]->val) != AXV_STRING) {
+			ok = false;
+			break;
+		}
+		axg_buf_putc(&b, '.');
+		axg_buf_puts(&b, axv_str(fn->items[i]->val));
+	}
+	if (ok)
+		axg_strlcpy(out, b.data, outlen);
+	axg_buf_free(&b);
+	return ok;
+}
+
+/* Find the user function group a call names, following the package and
+ * imports. */
+static struct rgroup *
+resolve_func(struct cc *cc, struct ast_term *fn)
+{
+	struct ast_term **items = fn->kind == T_REF ? fn->items : &fn;
+	size_t n = fn->kind == T_REF ? fn->n : 1, i = 1;
+	struct dnode *node;
+	struct var *lv;
+	struct ast_import *imp = NULL;
+	enum gkind g;
+
+	if (items[0]->kind != T_VAR)
+		return NULL;
+	g = resolve_name(cc, items[0]->name, &lv, &imp);
+	if ((int)g == G_DATA) {
+		node = cc->C->pol->root;
+	} else if ((int)g == G_DATA + 100) {
+		node = module_node(cc->C, cc->mod, false);
+		node = node ? node_child(cc->C, node, items[0]->name, false)
+			    : NULL;
+	} else if (g == G_IMPORT && imp->path->kind == T_REF &&
+	    strcmp(imp->path->items[0]->name, "data") == 0) {
+		size_t j;
+		node = cc->C->pol->root;
+		for (j = 1; node && j < imp->path->n; j++) {
+			struct ast_term *e = imp->path->items[j];
+			if (e->kind != T_SCALAR ||
+			    axv_kind(e->val) != AXV_STRING)
+				return NULL;
+			node = node_child(cc->C, node, axv_str(e->val), false);
+		}
+	} else {
+		return NULL;
+	}
+	for (; node && i < n; i++) {
+		if (items[i]->kind != T_SCALAR ||
+		    axv_kind(items[i]->val) != AXV_STRING)
+			return NULL;
+		node = node_child(cc->C, node, axv_str(items[i]->val), false);
+	}
+	if (node && node->rg && node->rg->kind == RG_FUNC)
+		return node->rg;
+	return NULL;
+}
+
+static const struct axp_builtin *
+resolve_builtin(struct cc *cc, struct ast_term *fn, struct rgroup **rg,
+    char *name, size_t namelen)
+{
+	*rg = resolve_func(cc, fn);
+	if (*rg != NULL)
+		return NULL;
+	if (!ref_dotted(fn, name, namelen))
+		return NULL;
+	return axp_builtin_lookup(name, strlen(name));
+}
+
+static struct opd
+lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
+{
+	struct rgroup *rg = NULL;
+	char name[256] = "";
+	const struct axp_builtin *bi =
+	    resolve_builtin(cc, t->key, &rg, name, sizeof(name));
+	size_t arity, i;
+	struct opd *args, out;
+	struct stmt *s;
+
+	*stmt_only = false;
+	if (bi == NULL && rg == NULL) {
+		cerr(cc->C, &t->loc, AXP_ERR_TYPE, "undefined function %s",
+		    name[0] ? name : "(call)");
+		return opd_const(cc->C, axv_null());
+	}
+	arity = bi ? (size_t)bi->arity : rg->nargs;
+	if (t->n != arity && t->n != arity + 1) {
+		cerr(cc->C, &t->loc, AXP_ERR_TYPE,
+		    "%s: arity mismatch: expected %zu arguments, got %zu",
+		    bi ? bi->name : rg->name, arity, t->n);
+		return opd_const(cc->C, axv_null());
+	}
+	args = ast_alloc(cc->C->A, (arity + 1) * sizeof(*args));
+	for (i = 0; i < arity; i++)
+		args[i] = lower_eval(cc, t->items[i], sb);
+	if (t->n == arity + 1) {
+		out = lower_pattern(cc, t->items[arity], sb);
+		*stmt_only = true;
+	} else {
+		out = opd_local(temp(cc));
+		*stmt_only = false;
+	}
+	s = emit(sb, bi ? IR_CALL : IR_CALLFN, &t->loc);
+	s->args = args;
+	s->nargs = (uint32_t)arity;
+	s->c = out;
+	s->bi = bi;
+	s->rg = rg;
+	if (rg != NULL && cc->C->cur != NULL) {
+		struct rgroup *c = cc->C->cur;
+		c->deps =
+		    axg_reallocarray(c->deps, c->ndeps + 1, sizeof(*c->deps));
+		c->deps[c->ndeps++] = rg;
+	}
+	mark_bound_opd(cc, &out);
+	return out;
+}
+
+static struct opd
+lower_closure(struct cc *cc, struct ast_term *t, struct sbuf *sb)
+{
+	struct vscope sc;
+	struct sbuf inner = { NULL, 0, 0 };
+	struct block *b;
+	struct stmt *s;
+	bool *saved;
+	size_t nsaved = cc->nslots;
+
+	saved = axg_reallocarray(NULL, cc->capbound + 1, sizeof(bool));
+	memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+	scope_push(cc, &sc);
+	collect_body(cc, t->body);
+	collect_term(cc, t->key);
+	collect_term(cc, t->value);
+	lower_body(cc, t->body, &inner);
+	{
+		struct opd k = lower_eval(cc, t->key, &inner), v;
+		memset(&v, 0, sizeof(v));
+		v.kind = OPD_NONE;
+		if (t->value)
+			v = lower_eval(cc, t->value, &inner);
+		b = finish_block(cc->C, &inner,
+		    t->kind == T_ARRAY_COMPR	 ? DONE_ARRAY
+			: t->kind == T_SET_COMPR ? DONE_SET
+						 : DONE_OBJECT);
+		b->key = k;
+		b->val = v;
+	}
+	scope_pop(cc);
+	memcpy(cc->bound, saved, nsaved * sizeof(bool));
+	free(saved);
+	s = emit(sb, IR_COMPR, &t->loc);
+	s->blk = b;
+	s->kind = (uint8_t)b->done;
+	s->out = temp(cc);
+	return opd_local(s->out);
+}
+
+static struct opd
+lower_eval(struct cc *cc, struct ast_term *t, struct sbuf *sb)
+{
+	struct opd *items;
+	size_t i;
+	bool so;
+
+	switch (t->kind) {
+	case T_SCALAR:
+		return opd_const(cc->C, axv_ref(t->val));
+	case T_VAR:
+	case T_REF:
+		return lower_ref(cc, t, sb);
+	case T_CALL:
+		return lower_call(cc, t, sb, &so);
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		items = ast_alloc(cc->C->A, (t->n + 1) * sizeof(*items));
+		for (i = 0; i < t->n; i++)
+			items[i] = lower_eval(cc, t->items[i], sb);
+		return fold(cc,
+		    t->kind == T_ARRAY	   ? OPD_ARRAY
+			: t->kind == T_SET ? OPD_SET
+					   : OPD_OBJECT,
+		    items, (uint32_t)t->n);
+	case T_ARRAY_COMPR:
+	case T_SET_COMPR:
+	case T_OBJECT_COMPR:
+		return lower_closure(cc, t, sb);
+	}
+	return opd_const(cc->C, axv_null());
+}
+
+static struct opd
+lower_pattern(struct cc *cc, struct ast_term *t, struct sbuf *sb)
+{
+	struct opd *items;
+	size_t i;
+	struct var *v;
+
+	switch (t->kind) {
+	case T_VAR:
+		v = scope_find(cc->sc, t->name);
+		if (v != NULL)
+			return opd_local(v->slot);
+		return lower_eval(cc, t, sb);
+	case T_ARRAY:
+	case T_OBJECT:
+		if (t_evaluable(cc, t))
+			return lower_eval(cc, t, sb);
+		items = ast_alloc(cc->C->A, (t->n + 1) * sizeof(*items));
+		for (i = 0; i < t->n; i++)
+			items[i] = (t->kind == T_OBJECT && i % 2 == 0)
+			    ? lower_eval(cc, t->items[i], sb)
+			    : lower_pattern(cc, t->items[i], sb);
+		return fold(cc, t->kind == T_ARRAY ? OPD_ARRAY : OPD_OBJECT,
+		    items, (uint32_t)t->n);
+	default:
+		return lower_eval(cc, t, sb);
+	}
+}
+
+static void lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb);
+
+static struct block *
+lower_sub(struct cc *cc, struct ast_expr *e, bool keep_bound)
+{
+	struct sbuf inner = { NULL, 0, 0 };
+	struct block *b;
+	bool *saved = NULL;
+	size_t nsaved = cc->nslots;
+
+	if (!keep_bound) {
+		saved = axg_reallocarray(NULL, cc->capbound + 1, sizeof(bool));
+		memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+	}
+	lower_expr(cc, e, &inner);
+	b = finish_block(cc->C, &inner, DONE_ANY);
+	if (saved) {
+		memcpy(cc->bound, saved, nsaved * sizeof(bool));
+		free(saved);
+	}
+	return b;
+}
+
+static void
+lower_with(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
+{
+	struct stmt *s;
+	struct with_target *wt;
+	struct opd *vals;
+	size_t i;
+
+	wt = ast_alloc(cc->C->A, e->nwiths * sizeof(*wt));
+	vals = ast_alloc(cc->C->A, e->nwiths * sizeof(*vals));
+	for (i = 0; i < e->nwiths; i++) {
+		struct ast_term *tg = e->withs[i].target;
+		struct ast_term **items = tg->kind == T_REF ? tg->items : &tg;
+		size_t n = tg->kind == T_REF ? tg->n : 1, j;
+		char nm[256];
+		struct rgroup *rg = NULL;
+		const struct axp_builtin *bi;
+		struct ast_term *vt = e->withs[i].value;
+
+		if (items[0]->kind == T_VAR &&
+		    (strcmp(items[0]->name, "input") == 0 ||
+			strcmp(items[0]->name, "data") == 0)) {
+			struct dnode *node = cc->C->pol->root;
+			wt[i].kind =
+			    items[0]->name[0] == 'i' ? WT_INPUT : WT_DATA;
+			wt[i].path = ast_keep(cc->C->A, axv_array_new(n));
+			for (j = 1; j < n; j++) {
+				if (items[j]->kind != T_SCALAR) {
+					cerr(cc->C, &tg->loc, AXP_ERR_TYPE,
+					    "with target must be a constant "
+					    "reference");
+					break;
+				}
+				axv_array_push(wt[i].path,
+				    axv_ref(items[j]->val));
+				if (node &&
+				    axv_kind(items[j]->val) == AXV_STRING)
+					node = node_child(cc->C, node,
+					    axv_str(items[j]->val), false);
+				else
+					node = NULL;
+			}
+			if (wt[i].kind == WT_DATA && node && node->rg &&
+			    node->rg->kind == RG_FUNC) {
+				wt[i].kind = WT_FUNC;
+				wt[i].rg = node->rg;
+			}
+		} else if ((bi = resolve_builtin(cc, tg, &rg, nm,
+				sizeof(nm))) != NULL ||
+		    rg != NULL) {
+			wt[i].kind = rg ? WT_FUNC : WT_BUILTIN;
+			wt[i].rg = rg;
+			wt[i].bi = bi;
+		} else {
+			cerr(cc->C, &tg->loc, AXP_ERR_TYPE,
+			    "with keyword target must reference existing "
+			    "input, data, or a function");
+			continue;
+		}
+		if (wt[i].kind == WT_FUNC || wt[i].kind == WT_BUILTIN) {
+			struct rgroup *rrg = NULL;
+			const struct axp_builtin *rbi = NULL;
+			if (vt->kind == T_VAR || vt->kind == T_REF) {
+				struct var *lv;
+				struct ast_import *imp;
+				bool local = vt->kind == T_VAR &&
+				    resolve_name(cc, vt->name, &lv, &imp) ==
+					G_LOCAL;
+				if (!local)
+					rbi = resolve_builtin(cc, vt, &rrg, nm,
+					    sizeof(nm));
+			}
+			wt[i].repl_rg = rrg;
+			wt[i].repl_bi = rbi;
+			if (rrg == NULL && rbi == NULL)
+				vals[i] = lower_eval(cc, vt, sb);
+			else
+				vals[i].kind = OPD_NONE;
+		} else {
+			vals[i] = lower_eval(cc, vt, sb);
+		}
+	}
+	s = emit(sb, IR_WITH_PUSH, &e->loc);
+	s->wt = wt;
+	s->args = vals;
+	s->nargs = (uint32_t)e->nwiths;
+}
+
+static void
+lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
+{
+	struct stmt *s;
+	struct opd a, b;
+	bool so;
+
+	if (e->nwiths > 0) {
+		size_t nw = e->nwiths;
+		lower_with(cc, e, sb);
+		e->nwiths = 0;
+		lower_expr(cc, e, sb);
+		e->nwiths = nw;
+		emit(sb, IR_WITH_POP, &e->loc);
+		return;
+	}
+	if (e->negated) {
+		e->negated = false;
+		s = emit(sb, IR_NOT, &e->loc);
+		{
+			size_t idx = sb->n - 1;
+			struct block *blk = lower_sub(cc, e, false);
+			sb->s[idx].blk = blk;
+		}
+		e->negated = true;
+		return;
+	}
+	switch (e->kind) {
+	case E_TERM:
+		if (e->a->kind == T_CALL) {
+			a = lower_call(cc, e->a, sb, &so);
+			if (so)
+				return;
+		} else {
+			a = lower_eval(cc, e->a, sb);
+		}
+		s = emit(sb, IR_TRUTHY, &e->loc);
+		s->a = a;
+		return;
+	case E_UNIFY:
+	case E_ASSIGN:
+		if (t_evaluable(cc, e->b)) {
+			b = lower_eval(cc, e->b, sb);
+			a = t_evaluable(cc, e->a) ? lower_eval(cc, e->a, sb)
+						  : lower_pattern(cc, e->a, sb);
+		} else if (t_evaluable(cc, e->a)) {
+			a = lower_eval(cc, e->a, sb);
+			b = lower_pattern(cc, e->b, sb);
+		} else {
+			a = lower_pattern(cc, e->a, sb);
+			b = lower_pattern(cc, e->b, sb);
+		}
+		s = emit(sb, IR_UNIFY, &e->loc);
+		s->a = a;
+		s->b = b;
+		mark_bound_opd(cc, &a);
+		mark_bound_opd(cc, &b);
+		return;
+	case E_SOME:
+		return;
+	case E_SOME_IN: {
+		struct opd coll = lower_eval(cc, e->coll, sb), k, v;
+		k = e->key ? lower_pattern(cc, e->key, sb)
+			   : opd_local(temp(cc));
+		v = lower_pattern(cc, e->value, sb);
+		s = emit(sb, IR_SCAN, &e->loc);
+		s->a = coll;
+		s->b = k;
+		s->c = v;
+		mark_bound_opd(cc, &k);
+		mark_bound_opd(cc, &v);
+		return;
+	}
+	case E_EVERY: {
+		struct opd coll = lower_eval(cc, e->coll, sb);
+		struct vscope sc;
+		struct sbuf inner = { NULL, 0, 0 };
+		bool *saved =
+		    axg_reallocarray(NULL, cc->capbound + 1, sizeof(bool));
+		size_t nsaved = cc->nslots;
+		struct opd k, v;
+		struct block *blk;
+		memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+		scope_push(cc, &sc);
+		k = opd_local(e->key && e->key->kind == T_VAR
+			? scope_declare(cc, e->key->name)
+			: new_slot(cc));
+		v = opd_local(e->value->kind == T_VAR
+			? scope_declare(cc, e->value->name)
+			: new_slot(cc));
+		cc->bound[k.slot] = cc->bound[v.slot] = true;
+		collect_body(cc, e->body);
+		lower_body(cc, e->body, &inner);
+		blk = finish_block(cc->C, &inner, DONE_ANY);
+		scope_pop(cc);
+		memcpy(cc->bound, saved, nsaved * sizeof(bool));
+		free(saved);
+		s = emit(sb, IR_EVERY, &e->loc);
+		s->a = coll;
+		s->b = k;
+		s->c = v;
+		s->blk = blk;
+		return;
+	}
+	}
+}
+
+/* Order a body's expressions so every var is bound before use, lowering
+ * each as it is placed. */
+static void
+lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
+{
+	bool *done;
+	size_t left, i;
+
+	if (b == NULL)
+		return;
+	done = axg_calloc(b->n + 1, sizeof(*done));
+	left = b->n;
+	while (left > 0) {
+		for (i = 0; i < b->n; i++)
+			if (!done[i] && expr_ready(cc, b->e[i]))
+				break;
+		if (i == b->n) {
+			for (i = 0; i < b->n; i++) {
+				struct ast_expr *e = b->e[i];
+				size_t j;
+				if (done[i])
+					continue;
+				report_unsafe_term(cc, e->a);
+				report_unsafe_term(cc, e->b);
+				report_unsafe_term(cc, e->key);
+				report_unsafe_term(cc, e->value);
+				report_unsafe_term(cc, e->coll);
+				for (j = 0; j < e->nwiths; j++)
+					report_unsafe_term(cc,
+					    e->withs[j].value);
+				if (e->kind == E_EVERY)
+					report_unsafe_term(cc, NULL);
+			}
+			break;
+		}
+		done[i] = true;
+		left--;
+		lower_expr(cc, b->e[i], sb);
+	}
+	free(done);
+}
+
+/* ---- rules ---- */
+static void
+cc_init(struct cc *cc, struct comp *C, struct ast_module *m, struct vscope *sc)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->C = C;
+	cc->mod = m;
+	cc->capbound = 32;
+	cc->bound = axg_calloc(cc->capbound, sizeof(*cc->bound));
+	memset(sc, 0, sizeof(*sc));
+	cc->sc = sc;
+}
+
+static void
+cc_free(struct cc *cc)
+{
+	while (cc->sc != NULL)
+		scope_pop(cc);
+	free(cc->bound);
+}
+
+static void
+compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
+    struct ast_rule *r)
+{
+	struct cc cc;
+	struct vscope sc;
+	struct sbuf sb = { NULL, 0, 0 };
+	struct block *b;
+	const char *st[64];
+	size_t nst, ndyn, i;
+	struct ast_term **dyn;
+	unsigned nerr = (unsigned)C->nerr;
+
+	cc_init(&cc, C, g->mod, &sc);
+	/* function args are patterns bound at call time */
+	if (r->is_func) {
+		d->args = ast_alloc(C->A, (r->nargs + 1) * sizeof(*d->args));
+		d->nargs = (uint32_t)r->nargs;
+		for (i = 0; i < r->nargs; i++)
+			collect_term(&cc, r->args[i]);
+		for (i = 0; i < r->nargs; i++) {
+			d->args[i] = lower_pattern(&cc, r->args[i], &sb);
+			mark_bound_opd(&cc, &d->args[i]);
+		}
+		if (sb.n > 0) {
+			cerr(C, &r->loc, AXP_ERR_COMPILE,
+			    "function arguments must be patterns");
+			sb.n = 0;
+		}
+	}
+	collect_body(&cc, r->body);
+	head_split(r, st, &nst, 64, &dyn, &ndyn);
+	for (i = 0; i < ndyn; i++)
+		collect_term(&cc, dyn[i]);
+	collect_term(&cc, r->key);
+	collect_term(&cc, r->value);
+	lower_body(&cc, r->body, &sb);
+	if ((unsigned)C->nerr == nerr) {
+		struct ast_term *hv[2] = { r->key, r->value };
+		struct ast_term *u = NULL;
+		for (i = 0; i < 2; i++)
+			if (hv[i] && !t_all_bound(&cc, hv[i], &u))
+				report_unsafe_term(&cc, hv[i]);
+		for (i = 0; i < ndyn; i++)
+			if (!t_all_bound(&cc, dyn[i], &u))
+				report_unsafe_term(&cc, dyn[i]);
+	}
+	{
+		struct opd k, v, *dp = NULL;
+		memset(&k, 0, sizeof(k));
+		k.kind = OPD_NONE;
+		v = k;
+		if (r->key)
+			k = lower_eval(&cc, r->key, &sb);
+		if (ndyn > 0) {
+			dp = ast_alloc(C->A, ndyn * sizeof(*dp));
+			for (i = 0; i < ndyn; i++)
+				dp[i] = lower_eval(&cc, dyn[i], &sb);
+		}
+		v = r->value ? lower_eval(&cc, r->value, &sb)
+			     : opd_const(C, axv_bool(true));
+		b = finish_block(C, &sb, DONE_RULE);
+		b->key = k;
+		b->val = v;
+		b->dpath = dp;
+		b->ndpath = (uint32_t)ndyn;
+	}
+	d->body = b;
+	d->nslots = cc.nslots;
+	if (cc.nslots > C->pol->max_slots)
+		C->pol->max_slots = cc.nslots;
+	cc_free(&cc);
+	if (r->els != NULL) {
+		d->els = ast_alloc(C->A, sizeof(*d->els));
+		d->els->ast = r->els;
+		compile_def(C, g, d->els, r->els);
+	}
+}
+
+static void compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
+    struct ast_rule *r);
+
+static void
+compile_group(struct comp *C, struct rgroup *g)
+{
+	uint32_t i;
+
+	C->cur = g;
+	if (g->defrule != NULL) {
+		struct cc cc;
+		struct vscope sc;
+		struct sbuf sb = { NULL, 0, 0 };
+		struct opd v;
+		cc_init(&cc, C, g->mod, &sc);
+		v = lower_eval(&cc, g->defrule->value, &sb);
+		free(sb.s);
+		cc_free(&cc);
+		if (v.kind == OPD_CONST && sb.n == 0) {
+			g->defval = v.val;
+		} else {
+			g->defdef = ast_alloc(C->A, sizeof(*g->defdef));
+			g->defdef->ast = g->defrule;
+			compile_def(C, g, g->defdef, g->defrule);
+		}
+	}
+	for (i = 0; i < g->ndefs; i++)
+		compile_def(C, g, g->defs[i], g->defs[i]->ast);
+	C->cur = NULL;
+}
+
+/* Recursion: a group reachable from itself. */
+static bool
+find_cycle(struct rgroup *g, struct rgroup *target, struct rgroup **stack,
+    int depth, int *len, uint8_t *seen)
+{
+	uint32_t i;
+
+	if (depth >= 64)
+		return false;
+	stack[depth] = g;
+	for (i = 0; i < g->ndeps; i++) {
+		struct rgroup *d = g->deps[i];
+		if (d == target) {
+			*len = depth + 1;
+			return true;
+		}
+		if (seen[d->id])
+			continue;
+		seen[d->id] = 1;
+		if (find_cycle(d, target, stack, depth + 1, len, seen))
+			return true;
+	}
+	return false;
+}
+
+static void
+check_recursion(struct comp *C)
+{
+	uint32_t i;
+	struct rgroup *stack[64];
+	uint8_t *seen = axg_calloc(C->pol->ngroups + 1, 1);
+
+	for (i = 0; i < C->pol->ngroups; i++) {
+		struct rgroup *g = C->pol->groups[i];
+		int len = 0, j;
+		memset(seen, 0, C->pol->ngroups);
+		if (find_cycle(g, g, stack, 0, &len, seen)) {
+			struct axg_buf b;
+			const struct ast_loc *loc =
+			    g->ndefs ? &g->defs[0]->ast->loc : NULL;
+			axg_buf_init(&b, 0);
+			for (j = 0; j < len; j++) {
+				axg_buf_puts(&b, stack[j]->name);
+				axg_buf_puts(&b, " -> ");
+			}
+			axg_buf_puts(&b, g->name);
+			cerr(C, loc, AXP_ERR_RECURSION,
+			    "rule %s is recursive: %s", g->name, b.data);
+			axg_buf_free(&b);
+		}
+	}
+	free(seen);
+}
+
+static void
+free_tree(struct dnode *n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n->nkids; i++)
+		free_tree(n->kids[i]);
+	free(n->kids);
+}
+
+void axp_policy_free_int(struct axp_policy *p);
+
+void
+axp_policy_free_int(struct axp_policy *p)
+{
+	uint32_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->ngroups; i++) {
+		free(p->groups[i]->defs);
+		free(p->groups[i]->deps);
+	}
+	free(p->groups);
+	if (p->root)
+		free_tree(p->root);
+	axv_unref(p->data);
+	ast_arena_free(p->arena);
+	free(p);
+}
+
+struct axp_policy *
+axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
+    struct ast_arena *arena, struct axp_diags *ds)
+{
+	struct comp C;
+	struct axp_policy *pol = axg_calloc(1, sizeof(*pol));
+	size_t i;
+	struct ast_rule *r;
+
+	memset(&C, 0, sizeof(C));
+	C.pol = pol;
+	C.A = arena;
+	C.ds = ds;
+	pol->arena = arena;
+	pol->data = data ? axv_ref(data) : axv_object_new(0);
+	pol->root = ast_alloc(arena, sizeof(*pol->root));
+	pol->root->name = "data";
+	pol->root->path = ast_keep(arena, axv_array_new(0));
+	for (i = 0; i < nmods; i++)
+		for (r = mods[i]->rules; r != NULL; r = r->next)
+			add_rule(&C, mods[i], r);
+	for (i = 0; i < pol->ngroups; i++)
+		compile_group(&C, pol->groups[i]);
+	if (C.nerr == 0)
+		check_recursion(&C);
+	if (C.nerr > 0) {
+		pol->arena = NULL;
+		axp_policy_free_int(pol);
+		return NULL;
+	}
+	return pol;
+}
+
+struct axp_query *
+axp_compile_query(struct axp_policy *pol, struct ast_body *body,
+    struct ast_arena *arena, struct axp_diags *ds)
+{
+	struct comp C;
+	struct cc cc;
+	struct vscope sc;
+	struct sbuf sb = { NULL, 0, 0 };
+	struct axp_query *q = axg_calloc(1, sizeof(*q));
+	size_t i, nv = 0;
+
+	memset(&C, 0, sizeof(C));
+	C.pol = pol;
+	C.A = arena;
+	C.ds = ds;
+	cc_init(&cc, &C, NULL, &sc);
+	collect_body(&cc, body);
+	/* the user's variables, in order of declaration */
+	q->vars = ast_alloc(arena, (sc.n + 1) * sizeof(*q->vars));
+	for (i = 0; i < sc.n; i++) {
+		if (is_wildcard(sc.v[i].name))
+			continue;
+		q->vars[nv].name = sc.v[i].name;
+		q->vars[nv].slot = sc.v[i].slot;
+		nv++;
+	}
+	q->nvars = (uint32_t)nv;
+	lower_body(&cc, body, &sb);
+	q->body = finish_block(&C, &sb, DONE_QUERY);
+	q->nslots = cc.nslots;
+	q->pol = pol;
+	q->arena = arena;
+	cc_free(&cc);
+	if (C.nerr > 0) {
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
+struct axv *
+axp_const_term(const struct ast_term *t)
+{
+	if (t == NULL)
+		return NULL;
+	struct axv *v, *k, *e;
+	size_t i;
+
+	switch (t->kind) {
+	case T_SCALAR:
+		return axv_ref(t->val);
+	case T_ARRAY:
+	case T_SET:
+		v = t->kind == T_ARRAY ? axv_array_new(t->n)
+				       : axv_set_new(t->n);
+		for (i = 0; i < t->n; i++) {
+			if ((e = axp_const_term(t->items[i])) == NULL) {
+				axv_unref(v);
+				return NULL;
+			}
+			if (t->kind == T_ARRAY)
+				axv_array_push(v, e);
+			else
+				axv_set_add(v, e);
+		}
+		return v;
+	case T_OBJECT:
+		v = axv_object_new(t->n / 2);
+		for (i = 0; i < t->n; i += 2) {
+			k = axp_const_term(t->items[i]);
+			e = k ? axp_const_term(t->items[i + 1]) : NULL;
+			if (e == NULL) {
+				axv_unref(k);
+				axv_unref(v);
+				return NULL;
+			}
+			axv_object_put(v, k, e);
+		}
+		return v;
+	default:
+		return NULL;
+	}
+}

@@ -1,0 +1,1296 @@
+/* eval.c: runs the IR: backtracking over blocks of statements, rule and
+ * function evaluation with per-evaluation caches, with-modifiers. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy-int.h"
+#include "policy/value-int.h"
+
+#define EV_MAX_SLOTS (1u << 20)
+#define EV_MAX_DEPTH 2000
+
+struct cent {
+	int state; /* 0 none, 1 computing, 2 done */
+	struct axv *v;
+};
+
+struct overlay {
+	int kind; /* WT_* */
+	struct axv *path;
+	struct axv *val;
+	const struct with_target *wt;
+	int group; /* the WITH_PUSH it belongs to */
+};
+
+struct collector {
+	int kind; /* RG_* or DONE_* for comprehensions */
+	struct axv *acc;
+	size_t count;
+	const struct rgroup *rg;
+};
+
+struct with_saved {
+	struct axv *input;
+	struct cent *cache;
+	size_t nov;
+};
+
+struct ev {
+	const struct axp_policy *pol;
+	const struct axp_query *q;
+	struct axv *input;
+	struct axv **slots;
+	size_t fp, top, cap;
+	size_t *trail;
+	size_t ntrail, captrail;
+	struct cent *cache;
+	struct overlay *ov;
+	size_t nov, capov;
+	struct with_saved *wstack;
+	size_t nw;
+	struct collector *col;
+	uint64_t steps, max_steps;
+	bool strict;
+	int64_t now_ns;
+	int depth;
+	struct axv *results;
+	/* the error */
+	bool failed;
+	enum axp_errcode code;
+	char msg[512];
+	struct ast_loc loc;
+};
+
+static int run(struct ev *ev, const struct block *b, uint32_t i);
+
+static int ev_error(struct ev *ev, const struct ast_loc *loc,
+    enum axp_errcode code, const char *fmt, ...) AXG_PRINTF(4, 5);
+
+static int
+ev_error(struct ev *ev, const struct ast_loc *loc, enum axp_errcode code,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ev->failed)
+		return -1;
+	ev->failed = true;
+	ev->code = code;
+	if (loc)
+		ev->loc = *loc;
+	va_start(ap, fmt);
+	vsnprintf(ev->msg, sizeof(ev->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- slots and the trail ---- */
+#define SLOT(ev, i) ((ev)->slots[(ev)->fp + (i)])
+
+static void
+bind(struct ev *ev, uint32_t slot, struct axv *v)
+{
+	size_t idx = ev->fp + slot;
+
+	ev->slots[idx] = v;
+	if (ev->ntrail == ev->captrail) {
+		ev->captrail = ev->captrail ? ev->captrail * 2 : 256;
+		ev->trail = axg_reallocarray(ev->trail, ev->captrail,
+		    sizeof(*ev->trail));
+	}
+	ev->trail[ev->ntrail++] = idx;
+}
+
+static void
+undo(struct ev *ev, size_t mark)
+{
+	while (ev->ntrail > mark) {
+		size_t idx = ev->trail[--ev->ntrail];
+		axv_unref(ev->slots[idx]);
+		ev->slots[idx] = NULL;
+	}
+}
+
+static int
+frame_push(struct ev *ev, uint32_t n, size_t *saved)
+{
+	if (ev->top + n > ev->cap) {
+		if (ev->top + n > EV_MAX_SLOTS)
+			return -1;
+		while (ev->top + n > ev->cap)
+			ev->cap *= 2;
+		ev->slots =
+		    axg_reallocarray(ev->slots, ev->cap, sizeof(*ev->slots));
+	}
+	memset(ev->slots + ev->top, 0, n * sizeof(*ev->slots));
+	*saved = ev->fp;
+	ev->fp = ev->top;
+	ev->top += n;
+	return 0;
+}
+
+static void
+frame_pop(struct ev *ev, size_t saved)
+{
+	ev->top = ev->fp;
+	ev->fp = saved;
+}
+
+/* ---- operands ---- */
+/* A new reference to the operand's value; NULL if it holds an unbound
+ * slot. */
+static struct axv *
+get(struct ev *ev, const struct opd *o)
+{
+	struct axv *v, *e, *k;
+	uint32_t i;
+
+	switch (o->kind) {
+	case OPD_CONST:
+		return axv_ref(o->val);
+	case OPD_LOCAL:
+		return axv_ref(SLOT(ev, o->slot));
+	case OPD_ARRAY:
+		v = axv_array_new(o->n);
+		for (i = 0; i < o->n; i++) {
+			if ((e = get(ev, &o->items[i])) == NULL)
+				goto fail;
+			axv_array_push(v, e);
+		}
+		return v;
+	case OPD_SET:
+		v = axv_set_new(o->n);
+		for (i = 0; i < o->n; i++) {
+			if ((e = get(ev, &o->items[i])) == NULL)
+				goto fail;
+			axv_set_add(v, e);
+		}
+		return v;
+	case OPD_OBJECT:
+		v = axv_object_new(o->n);
+		for (i = 0; i < o->n; i++) {
+			if ((k = get(ev, &o->items[2 * i])) == NULL)
+				goto fail;
+			if ((e = get(ev, &o->items[2 * i + 1])) == NULL) {
+				axv_unref(k);
+				goto fail;
+			}
+			axv_object_put(v, k, e);
+		}
+		return v;
+	default:
+		return NULL;
+	}
+fail:
+	axv_unref(v);
+	return NULL;
+}
+
+/* A borrowed value for a const or local operand (no reference taken). */
+static struct axv *
+peek(struct ev *ev, const struct opd *o)
+{
+	if (o->kind == OPD_CONST)
+		return o->val;
+	if (o->kind == OPD_LOCAL)
+		return SLOT(ev, o->slot);
+	return NULL;
+}
+
+static bool
+unify_val(struct ev *ev, const struct opd *p, struct axv *v)
+{
+	struct axv *k, *e;
+	uint32_t i;
+	bool ok;
+
+	switch (p->kind) {
+	case OPD_CONST:
+		return axv_equal(p->val, v);
+	case OPD_LOCAL:
+		if (SLOT(ev, p->slot) != NULL)
+			return axv_equal(SLOT(ev, p->slot), v);
+		bind(ev, p->slot, axv_ref(v));
+		return true;
+	case OPD_ARRAY:
+		if (axv_kind(v) != AXV_ARRAY || axv_array_len(v) != p->n)
+			return false;
+		for (i = 0; i < p->n; i++)
+			if (!unify_val(ev, &p->items[i], axv_array_get(v, i)))
+				return false;
+		return true;
+	case OPD_OBJECT:
+		if (axv_kind(v) != AXV_OBJECT || axv_object_len(v) != p->n)
+			return false;
+		for (i = 0; i < p->n; i++) {
+			if ((k = get(ev, &p->items[2 * i])) == NULL)
+				return false;
+			e = axv_object_get(v, k);
+			axv_unref(k);
+			if (e == NULL ||
+			    !unify_val(ev, &p->items[2 * i + 1], e))
+				return false;
+		}
+		return true;
+	case OPD_SET:
+		if ((k = get(ev, p)) == NULL)
+			return false;
+		ok = axv_equal(k, v);
+		axv_unref(k);
+		return ok;
+	default:
+		return false;
+	}
+}
+
+static bool
+unify_opd(struct ev *ev, const struct opd *a, const struct opd *b)
+{
+	struct axv *v;
+	bool ok;
+	uint32_t i;
+
+	if ((v = get(ev, a)) != NULL) {
+		ok = unify_val(ev, b, v);
+		axv_unref(v);
+		return ok;
+	}
+	if ((v = get(ev, b)) != NULL) {
+		ok = unify_val(ev, a, v);
+		axv_unref(v);
+		return ok;
+	}
+	if (a->kind == b->kind && a->n == b->n &&
+	    (a->kind == OPD_ARRAY || a->kind == OPD_OBJECT)) {
+		/* pair up the elements; solve the pairs with a ground side
+		 * first, until no pair is left */
+		uint32_t n = a->n, left = n, j;
+		uint8_t *solved = axg_calloc(n + 1, 1);
+		ok = true;
+		while (left > 0 && ok) {
+			bool progress = false;
+			for (i = 0; i < n && ok; i++) {
+				const struct opd *x, *y;
+				struct axv *gx, *gy;
+				if (solved[i])
+					continue;
+				if (a->kind == OPD_ARRAY) {
+					x = &a->items[i];
+					y = &b->items[i];
+				} else {
+					struct axv *ka =
+					    get(ev, &a->items[2 * i]);
+					x = &a->items[2 * i + 1];
+					y = NULL;
+					for (j = 0; ka && j < n; j++) {
+						struct axv *kb =
+						    get(ev, &b->items[2 * j]);
+						bool eq =
+						    kb && axv_equal(ka, kb);
+						axv_unref(kb);
+						if (eq) {
+							y = &b->items[2 * j +
+							    1];
+							break;
+						}
+					}
+					axv_unref(ka);
+					if (y == NULL) {
+						ok = false;
+						break;
+					}
+				}
+				gx = get(ev, x);
+				gy = gx ? NULL : get(ev, y);
+				if (gx || gy ||
+				    (x->kind == y->kind &&
+					(x->kind == OPD_ARRAY ||
+					    x->kind == OPD_OBJECT))) {
+					axv_unref(gx);
+					axv_unref(gy);
+					ok = unify_opd(ev, x, y);
+					solved[i] = 1;
+					left--;
+					progress = true;
+				}
+			}
+			if (!progress)
+				ok = false;
+		}
+		free(solved);
+		return ok;
+	}
+	return false;
+}
+
+/* ---- documents ---- */
+/* coll[key], borrowed; NULL if undefined. */
+static struct axv *
+lookup(struct axv *coll, struct axv *key)
+{
+	int64_t i;
+
+	switch (axv_kind(coll)) {
+	case AXV_OBJECT:
+		return axv_object_get(coll, key);
+	case AXV_ARRAY:
+		if (axv_kind(key) != AXV_NUMBER || !axv_num_get_i64(key, &i) ||
+		    i < 0)
+			return NULL;
+		return axv_array_get(coll, (size_t)i);
+	case AXV_SET:
+		if (!axv_set_contains(coll, key))
+			return NULL;
+		{
+			ptrdiff_t r = axv_bsearch(AXV_SET(coll)->e,
+			    AXV_SET(coll)->len, key);
+			return r >= 0 ? AXV_SET(coll)->e[r] : NULL;
+		}
+	default:
+		return NULL;
+	}
+}
+
+/* A copy of base (an object, or nothing) with path[i..] set to v. */
+static struct axv *
+patch(struct axv *base, struct axv *path, size_t i, struct axv *v)
+{
+	struct axv *o, *child;
+	size_t j;
+
+	if (i == axv_array_len(path))
+		return axv_ref(v);
+	o = axv_object_new(0);
+	if (base != NULL && axv_kind(base) == AXV_OBJECT)
+		for (j = 0; j < axv_object_len(base); j++)
+			axv_object_put(o, axv_ref(axv_object_key(base, j)),
+			    axv_ref(axv_object_val(base, j)));
+	child = base && axv_kind(base) == AXV_OBJECT
+	    ? axv_object_get(base, axv_array_get(path, i))
+	    : NULL;
+	axv_object_put(o, axv_ref(axv_array_get(path, i)),
+	    patch(child, path, i + 1, v));
+	return o;
+}
+
+/* Is a a prefix of b (both arrays of keys)? */
+static bool
+path_prefix(struct axv *a, struct axv *b)
+{
+	size_t i, n = axv_array_len(a);
+
+	if (n > axv_array_len(b))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!axv_equal(axv_array_get(a, i), axv_array_get(b, i)))
+			return false;
+	return true;
+}
+
+static struct axv *
+descend(struct axv *v, struct axv *path, size_t from)
+{
+	size_t i;
+
+	for (i = from; v != NULL && i < axv_array_len(path); i++)
+		v = lookup(v, axv_array_get(path, i));
+	return v;
+}
+
+/* Apply data overlays to the value computed for path (consumes v; may
+ * return NULL).  *replaced says an overlay supplied the whole value. */
+static struct axv *
+apply_data_overlays(struct ev *ev, struct axv *path, struct axv *v,
+    bool *replaced)
+{
+	size_t i;
+
+	*replaced = false;
+	for (i = ev->nov; i-- > 0;) {
+		struct overlay *o = &ev->ov[i];
+		if (o->kind != WT_DATA)
+			continue;
+		if (path_prefix(o->path, path)) {
+			struct axv *r =
+			    descend(o->val, path, axv_array_len(o->path));
+			axv_unref(v);
+			*replaced = true;
+			return axv_ref(r);
+		}
+	}
+	for (i = 0; i < ev->nov; i++) {
+		struct overlay *o = &ev->ov[i];
+		struct axv *np;
+		size_t j;
+		if (o->kind != WT_DATA || !path_prefix(path, o->path))
+			continue;
+		np = axv_array_new(0);
+		for (j = axv_array_len(path); j < axv_array_len(o->path); j++)
+			axv_array_push(np, axv_ref(axv_array_get(o->path, j)));
+		{
+			struct axv *r = patch(v, np, 0, o->val);
+			axv_unref(v);
+			v = r;
+		}
+		axv_unref(np);
+	}
+	return v;
+}
+
+static bool
+has_data_overlays(struct ev *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nov; i++)
+		if (ev->ov[i].kind == WT_DATA)
+			return true;
+	return false;
+}
+
+static struct axv *
+base_at(struct ev *ev, struct axv *path)
+{
+	struct axv *v = axv_ref(descend(ev->pol->data, path, 0));
+	bool rep;
+
+	if (has_data_overlays(ev))
+		v = apply_data_overlays(ev, path, v, &rep);
+	return v;
+}
+
+static int eval_group(struct ev *ev, const struct rgroup *g,
+    const struct ast_loc *loc, struct axv **out);
+
+/* The virtual document at a node: base data merged with rule values. */
+static int
+virtual_doc(struct ev *ev, const struct dnode *n, const struct ast_loc *loc,
+    struct axv **out)
+{
+	struct axv *base = base_at(ev, n->path), *o;
+	uint32_t i;
+	size_t j;
+
+	if (n->rg != NULL) {
+		axv_unref(base);
+		if (eval_group(ev, n->rg, loc, &base) < 0)
+			return -1;
+		if (n->nkids == 0 ||
+		    (base != NULL && axv_kind(base) != AXV_OBJECT)) {
+			*out = base;
+			return 0;
+		}
+	}
+	if (base != NULL && axv_kind(base) != AXV_OBJECT) {
+		*out = base;
+		return 0;
+	}
+	o = axv_object_new(0);
+	if (base != NULL)
+		for (j = 0; j < axv_object_len(base); j++)
+			axv_object_put(o, axv_ref(axv_object_key(base, j)),
+			    axv_ref(axv_object_val(base, j)));
+	axv_unref(base);
+	for (i = 0; i < n->nkids; i++) {
+		const struct dnode *k = n->kids[i];
+		struct axv *v = NULL;
+		if (!k->has_rules && k->rg == NULL)
+			continue;
+		if (k->rg && k->rg->kind == RG_FUNC)
+			continue;
+		if (virtual_doc(ev, k, loc, &v) < 0) {
+			axv_unref(o);
+			return -1;
+		}
+		if (v != NULL)
+			axv_object_put(o, axv_cstr(k->name), v);
+	}
+	*out = o;
+	return 0;
+}
+
+/* ---- rules ---- */
+static int
+collect_rule(struct ev *ev, const struct block *b)
+{
+	struct collector *c = ev->col;
+	struct axv *k = NULL, *v = NULL, *cur;
+	uint32_t i;
+	int rc = 0;
+
+	if (b->val.kind != OPD_NONE && (v = get(ev, &b->val)) == NULL)
+		return ev_error(ev, NULL, AXP_ERR_EVAL_INTERNAL,
+		    "unbound rule value in %s", c->rg->name);
+	switch (c->kind) {
+	case RG_COMPLETE:
+	case RG_FUNC:
+		if (c->acc != NULL && !axv_equal(c->acc, v)) {
+			axv_unref(v);
+			return ev_error(ev,
+			    c->rg->ndefs ? &c->rg->defs[0]->ast->loc : NULL,
+			    AXP_ERR_EVAL_CONFLICT,
+			    c->kind == RG_FUNC
+				? "functions must not produce multiple "
+				  "outputs for same inputs"
+				: "complete rules must not produce multiple "
+				  "outputs");
+		}
+		if (c->acc == NULL)
+			c->acc = v;
+		else
+			axv_unref(v);
+		c->count++;
+		return 0;
+	case RG_SET:
+		if ((k = get(ev, &b->key)) == NULL) {
+			axv_unref(v);
+			return ev_error(ev, NULL, AXP_ERR_EVAL_INTERNAL,
+			    "unbound key");
+		}
+		if (b->ndpath == 0) {
+			axv_set_add(c->acc, k);
+			axv_unref(v);
+			c->count++;
+			return 0;
+		}
+		axv_unref(v);
+		v = k;
+		break;
+	default:
+		break;
+	}
+	/* object: walk/create the dynamic path */
+	cur = c->acc;
+	for (i = 0; i < b->ndpath; i++) {
+		struct axv *key = get(ev, &b->dpath[i]), *next;
+		bool last = i + 1 == b->ndpath;
+		if (key == NULL) {
+			rc = ev_error(ev, NULL, AXP_ERR_EVAL_INTERNAL,
+			    "unbound key");
+			break;
+		}
+		if (last) {
+			if (c->kind == RG_SET) {
+				next = axv_object_get(cur, key);
+				if (next == NULL) {
+					next = axv_set_new(0);
+					axv_object_put(cur, axv_ref(key), next);
+				}
+				axv_set_add(next, axv_ref(v));
+				axv_unref(key);
+			} else if (!axv_object_put_unique(cur, key,
+				       axv_ref(v))) {
+				rc = ev_error(ev,
+				    c->rg->ndefs ? &c->rg->defs[0]->ast->loc
+						 : NULL,
+				    AXP_ERR_EVAL_CONFLICT,
+				    "object keys must be unique");
+			}
+			break;
+		}
+		next = axv_object_get(cur, key);
+		if (next == NULL) {
+			next = axv_object_new(0);
+			axv_object_put(cur, key, next);
+		} else {
+			axv_unref(key);
+			if (axv_kind(next) != AXV_OBJECT) {
+				rc = ev_error(ev, NULL, AXP_ERR_EVAL_CONFLICT,
+				    "object keys must be unique");
+				break;
+			}
+		}
+		cur = next;
+	}
+	axv_unref(v);
+	c->count++;
+	return rc;
+}
+
+static int
+run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
+    struct axv *const *args)
+{
+	struct collector *saved_col = ev->col;
+	uint32_t i, j, n = g->ndefs;
+	int rc = 0;
+	struct rdef *const *defs = g->defs;
+
+	ev->col = c;
+	if (args == NULL && c->count == UINT32_MAX) {
+		/* the computed default */
+		c->count = 0;
+		defs = &g->defdef;
+		n = 1;
+	}
+	for (i = 0; i < n && rc >= 0; i++) {
+		const struct rdef *d;
+		for (d = defs[i]; d != NULL; d = d->els) {
+			size_t saved_fp, before = c->count, mark;
+			bool ok = true;
+			if (frame_push(ev, d->nslots, &saved_fp) < 0) {
+				rc = ev_error(ev, &d->ast->loc,
+				    AXP_ERR_EVAL_LIMIT, "stack overflow");
+				break;
+			}
+			mark = ev->ntrail;
+			for (j = 0; j < d->nargs && ok; j++)
+				ok = unify_val(ev, &d->args[j], args[j]);
+			if (ok)
+				rc = run(ev, d->body, 0);
+			undo(ev, mark);
+			frame_pop(ev, saved_fp);
+			if (rc < 0 || c->count > before)
+				break;
+		}
+	}
+	ev->col = saved_col;
+	return rc < 0 ? -1 : 0;
+}
+
+static int
+eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
+    struct axv **out)
+{
+	struct collector c;
+	struct cent *ce = &ev->cache[g->id];
+	bool rep = false;
+
+	*out = NULL;
+	if (ce->state == 2) {
+		*out = axv_ref(ce->v);
+		return 0;
+	}
+	if (ce->state == 1)
+		return ev_error(ev, loc, AXP_ERR_EVAL_INTERNAL,
+		    "rule %s is recursive", g->name);
+	if (has_data_overlays(ev)) {
+		struct axv *v =
+		    apply_data_overlays(ev, g->node->path, NULL, &rep);
+		if (rep) {
+			*out = v;
+			return 0;
+		}
+		axv_unref(v);
+	}
+	if (++ev->depth > EV_MAX_DEPTH) {
+		ev->depth--;
+		return ev_error(ev, loc, AXP_ERR_EVAL_LIMIT,
+		    "evaluation too deep");
+	}
+	memset(&c, 0, sizeof(c));
+	c.kind = g->kind;
+	c.rg = g;
+	if (g->kind == RG_SET && !g->nested)
+		c.acc = axv_set_new(0);
+	else if (g->kind == RG_SET)
+		c.acc = axv_object_new(0);
+	else if (g->kind == RG_OBJECT)
+		c.acc = axv_object_new(0);
+	ce->state = 1;
+	if (run_defs(ev, g, &c, NULL) < 0) {
+		ce->state = 0;
+		ev->depth--;
+		axv_unref(c.acc);
+		return -1;
+	}
+	if (c.acc == NULL && g->defdef != NULL) {
+		c.count = UINT32_MAX;
+		if (run_defs(ev, g, &c, NULL) < 0) {
+			ce->state = 0;
+			ev->depth--;
+			axv_unref(c.acc);
+			return -1;
+		}
+	}
+	ev->depth--;
+	if (c.acc == NULL && g->defval != NULL)
+		c.acc = axv_ref(g->defval);
+	if (has_data_overlays(ev))
+		c.acc = apply_data_overlays(ev, g->node->path, c.acc, &rep);
+	ce->state = 2;
+	ce->v = c.acc;
+	*out = axv_ref(c.acc);
+	return 0;
+}
+
+static const struct overlay *
+find_mock(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi)
+{
+	size_t i;
+
+	for (i = ev->nov; i-- > 0;) {
+		const struct overlay *o = &ev->ov[i];
+		if ((o->kind == WT_FUNC && rg != NULL && o->wt->rg == rg) ||
+		    (o->kind == WT_BUILTIN && bi != NULL && o->wt->bi == bi))
+			return o;
+	}
+	return NULL;
+}
+
+static int call_any(struct ev *ev, const struct rgroup *rg,
+    const struct axp_builtin *bi, struct axv *const *args, uint32_t nargs,
+    const struct ast_loc *loc, struct axv **out);
+
+static int
+eval_func(struct ev *ev, const struct rgroup *g, struct axv *const *args,
+    const struct ast_loc *loc, struct axv **out)
+{
+	struct collector c;
+
+	*out = NULL;
+	if (++ev->depth > EV_MAX_DEPTH) {
+		ev->depth--;
+		return ev_error(ev, loc, AXP_ERR_EVAL_LIMIT,
+		    "evaluation too deep");
+	}
+	memset(&c, 0, sizeof(c));
+	c.kind = RG_FUNC;
+	c.rg = g;
+	if (run_defs(ev, g, &c, args) < 0) {
+		ev->depth--;
+		axv_unref(c.acc);
+		return -1;
+	}
+	ev->depth--;
+	if (c.acc == NULL && g->defval != NULL)
+		c.acc = axv_ref(g->defval);
+	*out = c.acc;
+	return 0;
+}
+
+/* Call a user function or a builtin, honouring mocks.  0 with *out (NULL:
+ * undefined), or -1. */
+static int
+call_any(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi,
+    struct axv *const *args, uint32_t nargs, const struct ast_loc *loc,
+    struct axv **out)
+{
+	struct axp_bctx ctx;
+	int rc;
+
+	*out = NULL;
+	if (ev->nov > 0) {
+		const struct overlay *m = find_mock(ev, rg, bi);
+		if (m != NULL) {
+			if (m->val != NULL) {
+				*out = axv_ref(m->val);
+				return 0;
+			}
+			if (m->wt->repl_rg != rg || m->wt->repl_bi != bi) {
+				/* avoid mocking the replacement itself */
+				size_t saved = ev->nov, k;
+				struct overlay tmp;
+				for (k = 0; k < ev->nov; k++)
+					if (&ev->ov[k] == m)
+						break;
+				tmp = ev->ov[k];
+				ev->ov[k].kind = -1;
+				rc = call_any(ev, m->wt->repl_rg,
+				    m->wt->repl_bi, args, nargs, loc, out);
+				ev->ov[k] = tmp;
+				(void)saved;
+				return rc;
+			}
+		}
+	}
+	if (rg != NULL)
+		return eval_func(ev, rg, args, loc, out);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.name = bi->name;
+	ctx.strict = ev->strict;
+	ctx.now_ns = ev->now_ns;
+	ctx.eval = ev;
+	rc = bi->fn(&ctx, args, out);
+	if (rc == AXP_BI_OK)
+		return 0;
+	*out = NULL;
+	if (rc == AXP_BI_UNDEF)
+		return 0;
+	if (!ev->strict && ctx.code != AXP_ERR_EVAL_TYPE &&
+	    ctx.code != AXP_ERR_EVAL_BUILTIN)
+		return 0;
+	return ev_error(ev, loc, ctx.code, "%s", ctx.msg);
+}
+
+/* ---- with ---- */
+static void
+ov_push(struct ev *ev, struct overlay o)
+{
+	if (ev->nov == ev->capov) {
+		ev->capov = ev->capov ? ev->capov * 2 : 8;
+		ev->ov = axg_reallocarray(ev->ov, ev->capov, sizeof(*ev->ov));
+	}
+	ev->ov[ev->nov++] = o;
+}
+
+static void
+clear_cache(struct ev *ev, struct cent *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < ev->pol->ngroups; i++)
+		axv_unref(c[i].v);
+	free(c);
+}
+
+static int
+with_push(struct ev *ev, const struct stmt *s, struct with_saved *sv)
+{
+	uint32_t i;
+
+	sv->input = ev->input;
+	sv->cache = ev->cache;
+	sv->nov = ev->nov;
+	ev->input = ev->input ? axv_ref(ev->input) : NULL;
+	for (i = 0; i < s->nargs; i++) {
+		const struct with_target *wt = &s->wt[i];
+		struct axv *v =
+		    s->args[i].kind == OPD_NONE ? NULL : get(ev, &s->args[i]);
+		struct overlay o;
+		if (s->args[i].kind != OPD_NONE && v == NULL)
+			return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+			    "unbound with value");
+		if (wt->kind == WT_INPUT) {
+			struct axv *ni = patch(ev->input, wt->path, 0, v);
+			axv_unref(ev->input);
+			axv_unref(v);
+			ev->input = ni;
+			continue;
+		}
+		memset(&o, 0, sizeof(o));
+		o.kind = wt->kind;
+		o.path = wt->path;
+		o.val = v;
+		o.wt = wt;
+		ov_push(ev, o);
+	}
+	ev->cache = axg_calloc(ev->pol->ngroups + 1, sizeof(*ev->cache));
+	return 0;
+}
+
+static void
+with_pop(struct ev *ev, struct with_saved *sv)
+{
+	while (ev->nov > sv->nov)
+		axv_unref(ev->ov[--ev->nov].val);
+	clear_cache(ev, ev->cache);
+	ev->cache = sv->cache;
+	axv_unref(ev->input);
+	ev->input = sv->input;
+}
+
+/* ---- the statement loop ---- */
+static int
+done(struct ev *ev, const struct block *b)
+{
+	struct axv *k, *v;
+	uint32_t i;
+
+	switch (b->done) {
+	case DONE_QUERY: {
+		struct axv *row = axv_object_new(ev->q->nvars);
+		for (i = 0; i < ev->q->nvars; i++) {
+			struct axv *x = SLOT(ev, ev->q->vars[i].slot);
+			if (x != NULL)
+				axv_object_put(row,
+				    axv_cstr(ev->q->vars[i].name), axv_ref(x));
+		}
+		axv_array_push(ev->results, row);
+		return 0;
+	}
+	case DONE_RULE:
+		return collect_rule(ev, b);
+	case DONE_ANY:
+		return 1;
+	case DONE_ARRAY:
+	case DONE_SET:
+		if ((k = get(ev, &b->key)) == NULL)
+			return ev_error(ev, NULL, AXP_ERR_EVAL_INTERNAL,
+			    "unbound comprehension head");
+		if (b->done == DONE_ARRAY)
+			axv_array_push(ev->col->acc, k);
+		else
+			axv_set_add(ev->col->acc, k);
+		return 0;
+	case DONE_OBJECT:
+		k = get(ev, &b->key);
+		v = get(ev, &b->val);
+		if (k == NULL || v == NULL) {
+			axv_unref(k);
+			axv_unref(v);
+			return ev_error(ev, NULL, AXP_ERR_EVAL_INTERNAL,
+			    "unbound comprehension head");
+		}
+		if (!axv_object_put_unique(ev->col->acc, k, v))
+			return ev_error(ev, NULL, AXP_ERR_EVAL_CONFLICT,
+			    "object keys must be unique");
+		return 0;
+	}
+	return 0;
+}
+
+static int
+bind_run(struct ev *ev, const struct block *b, uint32_t i, uint32_t slot,
+    struct axv *v)
+{
+	size_t mark = ev->ntrail;
+	int rc;
+
+	bind(ev, slot, v);
+	rc = run(ev, b, i + 1);
+	undo(ev, mark);
+	return rc;
+}
+
+static int
+scan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
+{
+	struct axv *coll = peek(ev, &s->a), *key;
+	size_t j, n, mark = ev->ntrail;
+	int rc = 0;
+
+	if (coll == NULL)
+		return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+		    "unbound collection");
+	/* a bound key: one lookup, no scan */
+	if ((key = get(ev, &s->b)) != NULL) {
+		struct axv *v = lookup(coll, key);
+		if (axv_kind(coll) == AXV_STRING)
+			v = NULL;
+		if (v != NULL && unify_val(ev, &s->c, v))
+			rc = run(ev, b, i + 1);
+		undo(ev, mark);
+		axv_unref(key);
+		return rc;
+	}
+	switch (axv_kind(coll)) {
+	case AXV_ARRAY:
+		n = axv_array_len(coll);
+		for (j = 0; j < n && rc == 0; j++) {
+			struct axv *ix = axv_int((int64_t)j);
+			if (unify_val(ev, &s->b, ix) &&
+			    unify_val(ev, &s->c, axv_array_get(coll, j)))
+				rc = run(ev, b, i + 1);
+			axv_unref(ix);
+			undo(ev, mark);
+		}
+		break;
+	case AXV_OBJECT:
+		n = axv_object_len(coll);
+		for (j = 0; j < n && rc == 0; j++) {
+			if (unify_val(ev, &s->b, axv_object_key(coll, j)) &&
+			    unify_val(ev, &s->c, axv_object_val(coll, j)))
+				rc = run(ev, b, i + 1);
+			undo(ev, mark);
+		}
+		break;
+	case AXV_SET:
+		n = axv_set_len(coll);
+		for (j = 0; j < n && rc == 0; j++) {
+			if (unify_val(ev, &s->b, axv_set_at(coll, j)) &&
+			    unify_val(ev, &s->c, axv_set_at(coll, j)))
+				rc = run(ev, b, i + 1);
+			undo(ev, mark);
+		}
+		break;
+	default:
+		break;
+	}
+	return rc;
+}
+
+static int
+exec_call(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s)
+{
+	struct axv *argv[16], **args = argv, *out = NULL;
+	uint32_t j;
+	size_t mark;
+	int rc = 0;
+
+	if (s->nargs > 16)
+		args = axg_calloc(s->nargs, sizeof(*args));
+	for (j = 0; j < s->nargs; j++) {
+		if ((args[j] = get(ev, &s->args[j])) == NULL) {
+			rc = ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+			    "unbound argument");
+			goto out;
+		}
+	}
+	if (call_any(ev, s->rg, s->bi, args, s->nargs, &s->loc, &out) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (out == NULL)
+		goto out;
+	mark = ev->ntrail;
+	if (unify_val(ev, &s->c, out))
+		rc = run(ev, b, i + 1);
+	undo(ev, mark);
+out:
+	axv_unref(out);
+	while (j-- > 0)
+		axv_unref(args[j]);
+	if (args != argv)
+		free(args);
+	return rc;
+}
+
+static int
+sub_collect(struct ev *ev, const struct block *blk, int kind, struct axv **out)
+{
+	struct collector c, *saved = ev->col;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = kind;
+	c.acc = kind == DONE_ARRAY ? axv_array_new(0)
+	    : kind == DONE_SET	   ? axv_set_new(0)
+				   : axv_object_new(0);
+	ev->col = &c;
+	rc = run(ev, blk, 0);
+	ev->col = saved;
+	if (rc < 0) {
+		axv_unref(c.acc);
+		return -1;
+	}
+	*out = c.acc;
+	return 0;
+}
+
+static int
+every(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
+{
+	struct axv *coll = peek(ev, &s->a);
+	size_t j, n, mark = ev->ntrail;
+	int rc;
+
+	if (coll == NULL)
+		return 0;
+	if (axv_kind(coll) != AXV_ARRAY && axv_kind(coll) != AXV_OBJECT &&
+	    axv_kind(coll) != AXV_SET)
+		return 0;
+	n = (size_t)axv_count(coll);
+	for (j = 0; j < n; j++) {
+		struct axv *k, *v;
+		switch (axv_kind(coll)) {
+		case AXV_ARRAY:
+			k = axv_int((int64_t)j);
+			v = axv_ref(axv_array_get(coll, j));
+			break;
+		case AXV_OBJECT:
+			k = axv_ref(axv_object_key(coll, j));
+			v = axv_ref(axv_object_val(coll, j));
+			break;
+		default:
+			k = axv_ref(axv_set_at(coll, j));
+			v = axv_ref(k);
+			break;
+		}
+		bind(ev, s->b.slot, k);
+		bind(ev, s->c.slot, v);
+		rc = run(ev, s->blk, 0);
+		undo(ev, mark);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			return 0; /* an element without a solution */
+	}
+	return run(ev, b, i + 1);
+}
+
+static int
+run(struct ev *ev, const struct block *b, uint32_t i)
+{
+	const struct stmt *s;
+	struct axv *v, *k;
+	size_t mark;
+	int rc;
+
+	if (++ev->steps > ev->max_steps)
+		return ev_error(ev, i < b->n ? &b->s[i].loc : NULL,
+		    AXP_ERR_EVAL_LIMIT, "evaluation step limit exceeded");
+	if (i == b->n)
+		return done(ev, b);
+	s = &b->s[i];
+	switch ((enum ir_opcode)s->op) {
+	case IR_INPUT:
+		if (ev->input == NULL)
+			return 0;
+		return bind_run(ev, b, i, s->out, axv_ref(ev->input));
+	case IR_BASEDATA:
+		if (ev->nov > 0 && has_data_overlays(ev))
+			v = base_at(ev, s->path);
+		else
+			v = axv_ref(s->pre);
+		if (v == NULL)
+			return 0;
+		return bind_run(ev, b, i, s->out, v);
+	case IR_DATA:
+		if (virtual_doc(ev, s->node, &s->loc, &v) < 0)
+			return -1;
+		if (v == NULL)
+			return 0;
+		return bind_run(ev, b, i, s->out, v);
+	case IR_RULE:
+		if (eval_group(ev, s->rg, &s->loc, &v) < 0)
+			return -1;
+		if (v == NULL)
+			return 0;
+		return bind_run(ev, b, i, s->out, v);
+	case IR_DOT:
+		v = peek(ev, &s->a);
+		k = get(ev, &s->b);
+		if (v == NULL || k == NULL) {
+			axv_unref(k);
+			return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+			    "unbound operand");
+		}
+		v = lookup(v, k);
+		axv_unref(k);
+		if (v == NULL)
+			return 0;
+		return bind_run(ev, b, i, s->out, axv_ref(v));
+	case IR_SCAN:
+		return scan(ev, b, i, s);
+	case IR_CALL:
+	case IR_CALLFN:
+		return exec_call(ev, b, i, s);
+	case IR_UNIFY:
+		mark = ev->ntrail;
+		rc = 0;
+		if (unify_opd(ev, &s->a, &s->b))
+			rc = run(ev, b, i + 1);
+		undo(ev, mark);
+		return rc;
+	case IR_TRUTHY:
+		v = peek(ev, &s->a);
+		if (v == NULL) {
+			v = get(ev, &s->a);
+			if (v == NULL)
+				return 0;
+			rc = axv_kind(v) == AXV_BOOL && !axv_bool_get(v);
+			axv_unref(v);
+			return rc ? 0 : run(ev, b, i + 1);
+		}
+		if (axv_kind(v) == AXV_BOOL && !axv_bool_get(v))
+			return 0;
+		return run(ev, b, i + 1);
+	case IR_NOT:
+		mark = ev->ntrail;
+		rc = run(ev, s->blk, 0);
+		undo(ev, mark);
+		if (rc < 0)
+			return -1;
+		if (rc == 1)
+			return 0;
+		return run(ev, b, i + 1);
+	case IR_COMPR:
+		if (sub_collect(ev, s->blk, s->kind, &v) < 0)
+			return -1;
+		return bind_run(ev, b, i, s->out, v);
+	case IR_EVERY:
+		return every(ev, b, i, s);
+	case IR_WITH_PUSH: {
+		struct with_saved sv;
+		if (with_push(ev, s, &sv) < 0) {
+			with_pop(ev, &sv);
+			return -1;
+		}
+		ev->wstack = axg_reallocarray(ev->wstack, ev->nw + 1,
+		    sizeof(*ev->wstack));
+		ev->wstack[ev->nw++] = sv;
+		rc = run(ev, b, i + 1);
+		sv = ev->wstack[--ev->nw];
+		with_pop(ev, &sv);
+		return rc;
+	}
+	case IR_WITH_POP: {
+		/* leave the modifiers for the rest of the body, then put
+		 * them back for backtracking into the expression */
+		struct with_saved sv = ev->wstack[--ev->nw];
+		struct axv *in_input = ev->input;
+		struct cent *in_cache = ev->cache;
+		size_t nin = ev->nov - sv.nov;
+		struct overlay *in_ov = NULL;
+		if (nin > 0) {
+			in_ov = axg_reallocarray(NULL, nin, sizeof(*in_ov));
+			memcpy(in_ov, ev->ov + sv.nov, nin * sizeof(*in_ov));
+		}
+		ev->nov = sv.nov;
+		ev->input = sv.input;
+		ev->cache = sv.cache;
+		rc = run(ev, b, i + 1);
+		ev->input = in_input;
+		ev->cache = in_cache;
+		if (nin > 0) {
+			memcpy(ev->ov + sv.nov, in_ov, nin * sizeof(*in_ov));
+			free(in_ov);
+		}
+		ev->nov = sv.nov + nin;
+		ev->wstack = axg_reallocarray(ev->wstack, ev->nw + 1,
+		    sizeof(*ev->wstack));
+		ev->wstack[ev->nw++] = sv;
+		return rc;
+	}
+	case IR__COUNT:
+		break;
+	}
+	return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL, "bad opcode");
+}
+
+int
+axp_eval(const struct axp_query *q, struct axv *input,
+    const struct axp_eval_opts *opts, struct axv **results,
+    struct axp_error *err)
+{
+	struct ev ev;
+	size_t fp;
+	int rc;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.pol = q->pol;
+	ev.q = q;
+	ev.input = input ? axv_ref(input) : NULL;
+	ev.cap = 256;
+	while (ev.cap < q->nslots + q->pol->max_slots + 64)
+		ev.cap *= 2;
+	ev.slots = axg_calloc(ev.cap, sizeof(*ev.slots));
+	ev.cache = axg_calloc(q->pol->ngroups + 1, sizeof(*ev.cache));
+	ev.max_steps = opts && opts->max_steps ? opts->max_steps : 10000000;
+	ev.strict = opts ? opts->strict : false;
+	ev.now_ns = opts && opts->now_ns ? opts->now_ns
+					 : (int64_t)axg_now_ms() * 1000000;
+	ev.results = axv_array_new(0);
+	frame_push(&ev, q->nslots, &fp);
+	rc = run(&ev, q->body, 0);
+	undo(&ev, 0);
+	clear_cache(&ev, ev.cache);
+	while (ev.nov > 0)
+		axv_unref(ev.ov[--ev.nov].val);
+	free(ev.ov);
+	free(ev.wstack);
+	free(ev.trail);
+	free(ev.slots);
+	axv_unref(ev.input);
+	if (rc < 0 || ev.failed) {
+		axv_unref(ev.results);
+		*results = NULL;
+		if (err != NULL) {
+			memset(err, 0, sizeof(*err));
+			err->code = ev.code;
+			err->message = axg_strdup(ev.msg);
+			err->file = axg_strdup(ev.loc.file ? ev.loc.file : "");
+			err->line = ev.loc.line;
+			err->col = ev.loc.col;
+		}
+		return -1;
+	}
+	*results = ev.results;
+	return 0;
+}

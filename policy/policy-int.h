@@ -1,0 +1,68 @@
+/* policy-int.h: the policy engine's internal objects. */
+#ifndef AXP_POLICY_INT_H
+#define AXP_POLICY_INT_H
+
+#include "policy/ast.h"
+#include "policy/axpolicy.h"
+#include "policy/ir.h"
+
+struct axp_compiler {
+	struct ast_arena *arena;
+	struct ast_module **mods;
+	size_t nmods, capmods;
+	struct axv *data;
+	struct axp_diags diags;
+	bool strict;
+};
+
+struct axp_policy {
+	struct ast_arena *arena; /* the AST and every IR allocation */
+	struct axv *data;
+	struct dnode *root;
+	struct rgroup **groups;
+	uint32_t ngroups;
+	uint32_t max_slots; /* the largest frame */
+};
+
+struct qvar {
+	const char *name;
+	uint32_t slot;
+};
+
+struct axp_query {
+	struct axp_policy *pol;
+	struct ast_arena *arena;
+	struct block *body;
+	uint32_t nslots;
+	struct qvar *vars;
+	uint32_t nvars;
+	uint32_t *expr_slots; /* per top-level expression: its value slot */
+	uint32_t nexprs;
+};
+
+/* compile.c */
+struct axp_policy *axp_compile(struct ast_module **mods, size_t nmods,
+    struct axv *data, struct ast_arena *arena, struct axp_diags *ds);
+/* Compile a parsed query against a policy; NULL with diagnostics. */
+struct axp_query *axp_compile_query(struct axp_policy *pol,
+    struct ast_body *body, struct ast_arena *arena, struct axp_diags *ds);
+
+/* The value of a constant term (scalars and composites of them); NULL if
+ * it has variables, refs or calls. */
+struct axv *axp_const_term(const struct ast_term *t);
+
+/* eval.c */
+struct axp_eval_opts {
+	bool strict;	    /* strict builtin errors */
+	uint64_t max_steps; /* 0: 10 million */
+	int64_t now_ns;	    /* 0: the clock */
+};
+
+/* Evaluate: *results receives an array of solutions, each an object
+ * {"bindings": {var: value}, "expressions": [value...]}... as values:
+ * an array of objects mapping variable name to value. */
+int axp_eval(const struct axp_query *q, struct axv *input,
+    const struct axp_eval_opts *opts, struct axv **results,
+    struct axp_error *err);
+
+#endif /* AXP_POLICY_INT_H */
