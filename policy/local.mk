@@ -12,7 +12,15 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-compare.c \
 	%reldir%/builtins-arith.c \
 	%reldir%/builtins-aggregates.c \
-	%reldir%/builtins-strings.c
+	%reldir%/builtins-strings.c \
+	%reldir%/value-extra-a.h \
+	%reldir%/value-a.c \
+	%reldir%/builtins-arrays.c \
+	%reldir%/builtins-sets.c \
+	%reldir%/builtins-types.c \
+	%reldir%/builtins-numbers.c \
+	%reldir%/builtins-objects.c \
+	%reldir%/builtins-jsonpatch.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h
