@@ -124,6 +124,62 @@ axv_utf8_offset(const char *s, size_t n, size_t idx)
 	return i;
 }
 
+uint32_t
+axv_ucs_lower(uint32_t c)
+{
+	if (c < 0x80)
+		return c >= 'A' && c <= 'Z' ? c + 32 : c;
+	if ((c >= 0xc0 && c <= 0xde && c != 0xd7) ||
+	    (c >= 0x391 && c <= 0x3ab && c != 0x3a2) ||
+	    (c >= 0x410 && c <= 0x42f))
+		return c + 32;
+	if (c >= 0x400 && c <= 0x40f)
+		return c + 80;
+	if (c >= 0x100 && c <= 0x17f && c != 0x130 && c != 0x131 &&
+	    c != 0x138 && c != 0x149 && c != 0x17f) {
+		/* Pairs: even upper in 0100-0137 and 014A-0177, odd upper in
+		 * 0139-0148 and 0179-017E. */
+		if ((c < 0x138 || (c >= 0x14a && c < 0x178)) && c % 2 == 0)
+			return c + 1;
+		if (((c >= 0x139 && c < 0x149) || (c >= 0x179 && c < 0x17f)) &&
+		    c % 2 == 1)
+			return c + 1;
+		if (c == 0x178)
+			return 0xff;
+	}
+	return c;
+}
+
+uint32_t
+axv_ucs_upper(uint32_t c)
+{
+	if (c < 0x80)
+		return c >= 'a' && c <= 'z' ? c - 32 : c;
+	if ((c >= 0xe0 && c <= 0xfe && c != 0xf7) ||
+	    (c >= 0x3b1 && c <= 0x3cb && c != 0x3c2) ||
+	    (c >= 0x430 && c <= 0x44f))
+		return c - 32;
+	if (c == 0x3c2) /* final sigma */
+		return 0x3a3;
+	if (c >= 0x450 && c <= 0x45f)
+		return c - 80;
+	if (c == 0xff)
+		return 0x178;
+	if (c == 0xb5)
+		return 0x39c;
+	if (c >= 0x100 && c <= 0x17f && c != 0x130 && c != 0x131 &&
+	    c != 0x138 && c != 0x149) {
+		if (c == 0x17f)
+			return 'S';
+		if ((c < 0x138 || (c >= 0x14a && c < 0x178)) && c % 2 == 1)
+			return c - 1;
+		if (((c >= 0x139 && c < 0x149) || (c >= 0x179 && c < 0x17f)) &&
+		    c % 2 == 0)
+			return c - 1;
+	}
+	return c;
+}
+
 int
 axp_bia_int(struct axp_bctx *ctx, struct axv *const *args, int pos,
     int64_t *out)

@@ -30,6 +30,14 @@ size_t axv_utf8_count(const char *s, size_t n);
 /* Byte offset of code point idx in s[0..n) (n when idx is past the end). */
 size_t axv_utf8_offset(const char *s, size_t n, size_t idx);
 
+/* Simple case mapping of one code point (ASCII, Latin-1, Latin
+ * Extended-A, Greek, Cyrillic); others map to themselves. */
+uint32_t axv_ucs_lower(uint32_t c);
+uint32_t axv_ucs_upper(uint32_t c);
+
+/* The longest string a builtin builds (replace, sprintf, ...). */
+#define AXP_BIA_STR_MAX (16 * 1024 * 1024)
+
 /* ---- operand checks worded as OPA words them (eval_type_error) ---- */
 /* args[pos-1] must be an integer that fits int64: "operand POS must be
  * integer number but got floating-point number".  0, or -1 with the error

@@ -4,7 +4,8 @@ bi_a_tests = \
 	tests/unit/t-policy-bi-arrays \
 	tests/unit/t-policy-bi-types \
 	tests/unit/t-policy-bi-objects \
-	tests/unit/t-policy-bi-aggregates
+	tests/unit/t-policy-bi-aggregates \
+	tests/unit/t-policy-bi-strings
 check_PROGRAMS += $(bi_a_tests)
 TESTS += $(bi_a_tests)
 EXTRA_DIST += %reldir%/unit/policy-bi.h
