@@ -17,6 +17,12 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_aggregates,
 	axp_builtins_strings,
 	axp_builtins_internal,
+	axp_builtins_arrays,
+	axp_builtins_sets,
+	axp_builtins_types,
+	axp_builtins_numbers,
+	axp_builtins_objects,
+	axp_builtins_jsonpatch,
 };
 
 static const struct axp_builtin **registry;

@@ -89,5 +89,11 @@ extern const struct axp_builtin axp_builtins_arith[];
 extern const struct axp_builtin axp_builtins_aggregates[];
 extern const struct axp_builtin axp_builtins_strings[];
 extern const struct axp_builtin axp_builtins_internal[];
+extern const struct axp_builtin axp_builtins_arrays[];
+extern const struct axp_builtin axp_builtins_sets[];
+extern const struct axp_builtin axp_builtins_types[];
+extern const struct axp_builtin axp_builtins_numbers[];
+extern const struct axp_builtin axp_builtins_objects[];
+extern const struct axp_builtin axp_builtins_jsonpatch[];
 
 #endif /* AXP_BUILTINS_H */

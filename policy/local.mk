@@ -25,6 +25,14 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/compile.c \
 	%reldir%/eval.c \
 	%reldir%/api.c
+	%reldir%/value-extra-a.h \
+	%reldir%/value-a.c \
+	%reldir%/builtins-arrays.c \
+	%reldir%/builtins-sets.c \
+	%reldir%/builtins-types.c \
+	%reldir%/builtins-numbers.c \
+	%reldir%/builtins-objects.c \
+	%reldir%/builtins-jsonpatch.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

@@ -48,3 +48,5 @@ include %reldir%/netns.mk
 include %reldir%/sandbox.mk
 
 include %reldir%/proxy.mk
+include %reldir%/policy.mk
+include %reldir%/policy-bi-a.mk

@@ -1,0 +1,11 @@
+## Tests of the builtin families in policy/builtins-{arrays,sets,objects,
+## aggregates,strings,regex,glob,types,numbers,units,semver}.c.
+bi_a_tests = \
+	tests/unit/t-policy-bi-arrays \
+	tests/unit/t-policy-bi-types \
+	tests/unit/t-policy-bi-objects \
+	tests/unit/t-policy-bi-aggregates \
+	tests/unit/t-policy-bi-strings
+check_PROGRAMS += $(bi_a_tests)
+TESTS += $(bi_a_tests)
+EXTRA_DIST += %reldir%/unit/policy-bi.h
