@@ -16,6 +16,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_arith,
 	axp_builtins_aggregates,
 	axp_builtins_strings,
+	axp_builtins_encoding,
 };
 
 static const struct axp_builtin **registry;

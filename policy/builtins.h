@@ -88,5 +88,6 @@ extern const struct axp_builtin axp_builtins_compare[];
 extern const struct axp_builtin axp_builtins_arith[];
 extern const struct axp_builtin axp_builtins_aggregates[];
 extern const struct axp_builtin axp_builtins_strings[];
+extern const struct axp_builtin axp_builtins_encoding[];
 
 #endif /* AXP_BUILTINS_H */

@@ -12,7 +12,10 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-compare.c \
 	%reldir%/builtins-arith.c \
 	%reldir%/builtins-aggregates.c \
-	%reldir%/builtins-strings.c
+	%reldir%/builtins-strings.c \
+	%reldir%/value-extra-b.h \
+	%reldir%/value-codec.c \
+	%reldir%/builtins-encoding.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

@@ -41,3 +41,4 @@ bench: $(bench_programs)
 	done
 .PHONY: bench
 include %reldir%/policy.mk
+include %reldir%/policy-bi-b.mk

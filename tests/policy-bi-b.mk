@@ -1,0 +1,7 @@
+## Tests of the builtins in policy/builtins-{encoding,bits,net,time,uuid,
+## crypto,jwt}.c.
+EXTRA_DIST += %reldir%/unit/policy-bi-rows.h
+check_PROGRAMS += \
+	tests/unit/t-policy-bi-encoding
+TESTS += \
+	tests/unit/t-policy-bi-encoding
