@@ -17,6 +17,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_aggregates,
 	axp_builtins_strings,
 	axp_builtins_encoding,
+	axp_builtins_bits,
 };
 
 static const struct axp_builtin **registry;

@@ -89,5 +89,6 @@ extern const struct axp_builtin axp_builtins_arith[];
 extern const struct axp_builtin axp_builtins_aggregates[];
 extern const struct axp_builtin axp_builtins_strings[];
 extern const struct axp_builtin axp_builtins_encoding[];
+extern const struct axp_builtin axp_builtins_bits[];
 
 #endif /* AXP_BUILTINS_H */

@@ -1,6 +1,7 @@
 /* value-codec.c: base64 and Go-compatible JSON output for builtins. */
 #include "config.h"
 
+#include <openssl/bn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -368,4 +369,45 @@ axv_go_json(const struct axv *v, struct axg_buf *b, const char *prefix,
     const char *indent)
 {
 	return go_json_rec(v, b, prefix ? prefix : "", indent, 0);
+}
+
+BIGNUM *
+axv_num_to_bn(const struct axv *v)
+{
+	struct axg_buf b;
+	BIGNUM *bn = NULL;
+	int64_t i;
+
+	if (axv_kind(v) != AXV_NUMBER || !axv_num_is_int(v))
+		return NULL;
+	if (axv_num_get_i64(v, &i)) {
+		bn = BN_new();
+		if (bn == NULL)
+			axg_fatal(1, "out of memory");
+		if (i < 0) {
+			BN_set_word(bn, (BN_ULONG)(-(uint64_t)i));
+			BN_set_negative(bn, 1);
+		} else
+			BN_set_word(bn, (BN_ULONG)i);
+		return bn;
+	}
+	axg_buf_init(&b, 0);
+	axv_num_format(v, &b);
+	if (BN_dec2bn(&bn, b.data) == 0)
+		bn = NULL;
+	axg_buf_free(&b);
+	return bn;
+}
+
+struct axv *
+axv_num_from_bn(const BIGNUM *bn)
+{
+	char *s = BN_bn2dec(bn);
+	struct axv *v;
+
+	if (s == NULL)
+		axg_fatal(1, "out of memory");
+	v = axv_number_parse(s, strlen(s));
+	OPENSSL_free(s);
+	return v;
 }

@@ -34,4 +34,10 @@ struct axv *axv_string_buf(struct axg_buf *b);
  * err if it is not JSON. */
 struct axv *axv_json_parse(const char *s, size_t n, char *err, size_t errlen);
 
+/* An integer number as an OpenSSL BIGNUM (caller frees) and back.  NULL
+ * if v is not an integer. */
+struct bignum_st;
+struct bignum_st *axv_num_to_bn(const struct axv *v);
+struct axv *axv_num_from_bn(const struct bignum_st *bn);
+
 #endif /* AXP_VALUE_EXTRA_B_H */

@@ -2,6 +2,8 @@
 ## crypto,jwt}.c.
 EXTRA_DIST += %reldir%/unit/policy-bi-rows.h
 check_PROGRAMS += \
-	tests/unit/t-policy-bi-encoding
+	tests/unit/t-policy-bi-encoding \
+	tests/unit/t-policy-bi-bits
 TESTS += \
-	tests/unit/t-policy-bi-encoding
+	tests/unit/t-policy-bi-encoding \
+	tests/unit/t-policy-bi-bits
