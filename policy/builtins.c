@@ -18,6 +18,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_strings,
 	axp_builtins_encoding,
 	axp_builtins_bits,
+	axp_builtins_net,
 };
 
 static const struct axp_builtin **registry;

@@ -90,5 +90,6 @@ extern const struct axp_builtin axp_builtins_aggregates[];
 extern const struct axp_builtin axp_builtins_strings[];
 extern const struct axp_builtin axp_builtins_encoding[];
 extern const struct axp_builtin axp_builtins_bits[];
+extern const struct axp_builtin axp_builtins_net[];
 
 #endif /* AXP_BUILTINS_H */

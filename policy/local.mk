@@ -16,7 +16,8 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/value-extra-b.h \
 	%reldir%/value-codec.c \
 	%reldir%/builtins-encoding.c \
-	%reldir%/builtins-bits.c
+	%reldir%/builtins-bits.c \
+	%reldir%/builtins-net.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

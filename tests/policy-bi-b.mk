@@ -3,7 +3,9 @@
 EXTRA_DIST += %reldir%/unit/policy-bi-rows.h
 check_PROGRAMS += \
 	tests/unit/t-policy-bi-encoding \
-	tests/unit/t-policy-bi-bits
+	tests/unit/t-policy-bi-bits \
+	tests/unit/t-policy-bi-net
 TESTS += \
 	tests/unit/t-policy-bi-encoding \
-	tests/unit/t-policy-bi-bits
+	tests/unit/t-policy-bi-bits \
+	tests/unit/t-policy-bi-net

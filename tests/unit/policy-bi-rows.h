@@ -29,7 +29,7 @@ struct bi_row {
 static int64_t bi_now_ns = 1700000000123456789LL;
 
 /* Turn {"$set": [...]} objects into sets, recursively.  New reference. */
-static struct axv *
+static inline struct axv *
 bi_sets(struct axv *v)
 {
 	struct axv *r, *s;
@@ -61,7 +61,7 @@ bi_sets(struct axv *v)
 }
 
 /* Call name with the arguments; returns the status and fills *out or ctx. */
-static int
+static inline int
 bi_call(const char *name, struct axv *const *args, int nargs,
     struct axp_bctx *ctx, struct axv **out)
 {
@@ -84,7 +84,7 @@ bi_call(const char *name, struct axv *const *args, int nargs,
 }
 
 /* Run one row; returns the result (new reference) when there was one. */
-static struct axv *
+static inline struct axv *
 bi_check(const struct bi_row *r, bool keep)
 {
 	char err[256];
@@ -138,7 +138,7 @@ bi_check(const struct bi_row *r, bool keep)
 	return out;
 }
 
-static void
+static inline void
 bi_run(const struct bi_row *rows, size_t n)
 {
 	size_t i;
