@@ -19,6 +19,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_encoding,
 	axp_builtins_bits,
 	axp_builtins_net,
+	axp_builtins_time,
 };
 
 static const struct axp_builtin **registry;

@@ -91,5 +91,6 @@ extern const struct axp_builtin axp_builtins_strings[];
 extern const struct axp_builtin axp_builtins_encoding[];
 extern const struct axp_builtin axp_builtins_bits[];
 extern const struct axp_builtin axp_builtins_net[];
+extern const struct axp_builtin axp_builtins_time[];
 
 #endif /* AXP_BUILTINS_H */

@@ -17,7 +17,10 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/value-codec.c \
 	%reldir%/builtins-encoding.c \
 	%reldir%/builtins-bits.c \
-	%reldir%/builtins-net.c
+	%reldir%/builtins-net.c \
+	%reldir%/tzfile.h \
+	%reldir%/tzfile.c \
+	%reldir%/builtins-time.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

@@ -411,3 +411,27 @@ axv_num_from_bn(const BIGNUM *bn)
 	OPENSSL_free(s);
 	return v;
 }
+
+bool
+axv_num_i64(const struct axv *v, int64_t *out)
+{
+	BIGNUM *bn;
+	bool ok = false;
+
+	if (axv_num_get_i64(v, out))
+		return true;
+	bn = axv_num_to_bn(v);
+	if (bn == NULL)
+		return false;
+	if (BN_is_negative(bn) && BN_num_bits(bn) == 64) {
+		BIGNUM *min = NULL;
+		if (BN_dec2bn(&min, "-9223372036854775808") > 0 &&
+		    BN_cmp(bn, min) == 0) {
+			*out = INT64_MIN;
+			ok = true;
+		}
+		BN_free(min);
+	}
+	BN_free(bn);
+	return ok;
+}

@@ -40,4 +40,7 @@ struct bignum_st;
 struct bignum_st *axv_num_to_bn(const struct axv *v);
 struct axv *axv_num_from_bn(const struct bignum_st *bn);
 
+/* axv_num_get_i64 that also accepts INT64_MIN however it is stored. */
+bool axv_num_i64(const struct axv *v, int64_t *out);
+
 #endif /* AXP_VALUE_EXTRA_B_H */

@@ -4,8 +4,10 @@ EXTRA_DIST += %reldir%/unit/policy-bi-rows.h
 check_PROGRAMS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
-	tests/unit/t-policy-bi-net
+	tests/unit/t-policy-bi-net \
+	tests/unit/t-policy-bi-time
 TESTS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
-	tests/unit/t-policy-bi-net
+	tests/unit/t-policy-bi-net \
+	tests/unit/t-policy-bi-time
