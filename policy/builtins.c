@@ -23,6 +23,10 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_numbers,
 	axp_builtins_objects,
 	axp_builtins_jsonpatch,
+	axp_builtins_encoding,
+	axp_builtins_bits,
+	axp_builtins_net,
+	axp_builtins_time,
 };
 
 static const struct axp_builtin **registry;

@@ -95,5 +95,9 @@ extern const struct axp_builtin axp_builtins_types[];
 extern const struct axp_builtin axp_builtins_numbers[];
 extern const struct axp_builtin axp_builtins_objects[];
 extern const struct axp_builtin axp_builtins_jsonpatch[];
+extern const struct axp_builtin axp_builtins_encoding[];
+extern const struct axp_builtin axp_builtins_bits[];
+extern const struct axp_builtin axp_builtins_net[];
+extern const struct axp_builtin axp_builtins_time[];
 
 #endif /* AXP_BUILTINS_H */

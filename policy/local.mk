@@ -33,6 +33,14 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-numbers.c \
 	%reldir%/builtins-objects.c \
 	%reldir%/builtins-jsonpatch.c
+	%reldir%/value-extra-b.h \
+	%reldir%/value-codec.c \
+	%reldir%/builtins-encoding.c \
+	%reldir%/builtins-bits.c \
+	%reldir%/builtins-net.c \
+	%reldir%/tzfile.h \
+	%reldir%/tzfile.c \
+	%reldir%/builtins-time.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

@@ -50,3 +50,4 @@ include %reldir%/sandbox.mk
 include %reldir%/proxy.mk
 include %reldir%/policy.mk
 include %reldir%/policy-bi-a.mk
+include %reldir%/policy-bi-b.mk

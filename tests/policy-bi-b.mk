@@ -1,0 +1,13 @@
+## Tests of the builtins in policy/builtins-{encoding,bits,net,time,uuid,
+## crypto,jwt}.c.
+EXTRA_DIST += %reldir%/unit/policy-bi-rows.h
+check_PROGRAMS += \
+	tests/unit/t-policy-bi-encoding \
+	tests/unit/t-policy-bi-bits \
+	tests/unit/t-policy-bi-net \
+	tests/unit/t-policy-bi-time
+TESTS += \
+	tests/unit/t-policy-bi-encoding \
+	tests/unit/t-policy-bi-bits \
+	tests/unit/t-policy-bi-net \
+	tests/unit/t-policy-bi-time
