@@ -24,7 +24,7 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/policy-int.h \
 	%reldir%/compile.c \
 	%reldir%/eval.c \
-	%reldir%/api.c
+	%reldir%/api.c \
 	%reldir%/value-extra-a.h \
 	%reldir%/value-a.c \
 	%reldir%/builtins-arrays.c \
@@ -32,7 +32,7 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-types.c \
 	%reldir%/builtins-numbers.c \
 	%reldir%/builtins-objects.c \
-	%reldir%/builtins-jsonpatch.c
+	%reldir%/builtins-jsonpatch.c \
 	%reldir%/value-extra-b.h \
 	%reldir%/value-codec.c \
 	%reldir%/builtins-encoding.c \

@@ -19,6 +19,10 @@ include %reldir%/polfile.mk
 include %reldir%/proxy.mk
 include %reldir%/netns.mk
 include %reldir%/safety.mk
+include %reldir%/audit.mk
+include %reldir%/sandbox.mk
+include %reldir%/policy-bi-a.mk
+include %reldir%/policy-bi-b.mk
 
 ## Keep going to the summary; the awk still fails the run.
 .IGNORE: check-TESTS
@@ -43,11 +47,3 @@ bench: $(bench_programs)
 		top_srcdir='$(abs_top_srcdir)' $(SHELL) $(srcdir)/$$b || exit 1; \
 	done
 .PHONY: bench
-include %reldir%/audit.mk
-include %reldir%/netns.mk
-include %reldir%/sandbox.mk
-
-include %reldir%/proxy.mk
-include %reldir%/policy.mk
-include %reldir%/policy-bi-a.mk
-include %reldir%/policy-bi-b.mk
