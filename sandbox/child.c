@@ -101,8 +101,6 @@ make_target(const char *path, bool is_dir)
 	}
 }
 
-#define SBX_BIND_MAX 128
-
 /* Open the bind sources in our own mount namespace, refusing any that is
  * not the inode the parent validated. */
 static void
@@ -113,7 +111,7 @@ open_bind_sources(int *fds)
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 
-	if (P->n_mounts > SBX_BIND_MAX)
+	if (P->n_mounts > SBX_MOUNTS_MAX)
 		fail(SBX_EXIT_SETUP, E2BIG, "too many mounts");
 	for (size_t i = 0; i < P->n_mounts; i++) {
 		const struct sbx_mount *m = &P->mounts[i];
@@ -138,7 +136,7 @@ static void
 do_mounts(void)
 {
 	const unsigned long hard = MS_NOSUID | MS_NODEV;
-	int fds[SBX_BIND_MAX];
+	int fds[SBX_MOUNTS_MAX];
 	char src[64];
 
 	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)

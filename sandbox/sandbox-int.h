@@ -18,6 +18,7 @@
 #include "sandbox/sandbox.h"
 
 #define SBX_MAX_RLIMITS 8
+#define SBX_MOUNTS_MAX	128 /* hidden trees, binds and denies together */
 
 enum sbx_mount_kind {
 	SBX_M_HIDE,	 /* empty tmpfs over a directory */

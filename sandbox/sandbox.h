@@ -86,7 +86,10 @@ struct sbx_spec {
 	/* The job's working directory, granted read-write.  NULL: "/" with
 	 * no workspace grant. */
 	const char *workspace;
-	/* Extra filesystem grants.  A small system set is always granted
+	/* Extra filesystem grants.  Landlock rights add up: a path inside
+	 * two grants gets both (a read-only grant inside the workspace is
+	 * still writable); a deny grant hides the path whatever else is
+	 * granted.  A small system set is always granted
 	 * read-only: /usr /bin /sbin /lib* /etc /opt /proc, plus read-write
 	 * /dev/{null,zero,full,random,urandom} and a private /tmp. */
 	const struct sbx_grant *grants;
@@ -140,7 +143,9 @@ void sbx_spec_init(struct sbx_spec *spec);
  * or an SBX_EXIT_* code with a message in err when it was refused or a
  * setup step failed (then nothing runs and nothing is left behind).
  * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH stay
- * blocked in the calling thread until sbx_job_free(). */
+ * blocked in the calling thread until sbx_job_free().  The job dies with
+ * the calling thread (PR_SET_PDEATHSIG), so call it from the thread that
+ * lives as long as the job. */
 int sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
     size_t errlen);
 

@@ -132,9 +132,10 @@ prepare(const struct sbx_spec *spec, struct sbx_plan *plan, int *grant_fds,
 		    sbx_open_grant(spec->workspace, &dir, err, errlen);
 		if (plan->workspace_fd == -1)
 			return -1;
-		if (!dir)
+		if (!dir || strcmp(spec->workspace, "/") == 0)
 			return axg_seterr(err, errlen,
-			    "workspace %s is not a directory", spec->workspace);
+			    "workspace %s is not a directory other than /",
+			    spec->workspace);
 		plan->workspace = spec->workspace;
 	}
 	for (size_t i = 0; i < spec->n_grants; i++) {
