@@ -927,6 +927,60 @@ test_teardown(void)
 	is_int(count_lines("/proc/self/mountinfo"), m0, "no mount left");
 }
 
+/* Processes on the host running as uid. */
+static int
+procs_of_uid(unsigned uid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		char path[300], want[64];
+		char *st;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		st = axg_read_file(path, 65536, NULL, NULL, 0);
+		snprintf(want, sizeof(want), "\nUid:\t%u\t", uid);
+		if (st != NULL && strstr(st, want) != NULL)
+			n++;
+		free(st);
+	}
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+static void
+test_lifecycle(void)
+{
+	char *ad[] = { probe, "daemon", NULL };
+	char *ak[] = { probe, "kill", "-1", "9", NULL };
+	char *as[] = { probe, "stacked-ptrace", NULL };
+	struct sbx_spec s;
+	struct sbx_result r;
+
+	spec_for(&s, ad);
+	s.user = "64124";
+	is_int(run(&s, &r), 0, "a job that leaves a setsid daemon behind");
+	is_str(out, "OK", "the daemon was forked");
+	is_int(procs_of_uid(64124), 0,
+	    "no process of the job's uid survives the job");
+	spec_for(&s, ak);
+	s.user = "64125";
+	run(&s, &r);
+	is_str(out, "ESRCH",
+	    "kill(-1, SIGKILL) reaches nothing outside the job's PID "
+	    "namespace");
+	spec_for(&s, as);
+	run(&s, &r);
+	is_str(out, "EPERM",
+	    "a permissive seccomp filter stacked by the job does not undo "
+	    "the deny list");
+}
+
 static int
 rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -1028,6 +1082,7 @@ main(void)
 	test_fail_closed();
 	test_injected_failures();
 	test_teardown();
+	test_lifecycle();
 
 	is_int(count_lines("/proc/self/mountinfo"), mounts0,
 	    "no mount is left behind in the launcher's namespace");
