@@ -321,7 +321,8 @@ job_exec(void)
 	if (syscall(__NR_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
 		fail(SBX_EXIT_SETUP, errno,
 		    "close_range: closing inherited descriptors");
-	if (syscall(__NR_landlock_restrict_self, P->ruleset_fd, 0) == -1)
+	if (syscall(__NR_landlock_restrict_self, P->ruleset_fd,
+		P->ll_restrict_flags) == -1)
 		fail(SBX_EXIT_SETUP, errno, "Landlock: restrict_self");
 	for (int i = 0; i < 2; i++)
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,

@@ -59,6 +59,7 @@ struct sbx_plan {
 	int landlock_abi;
 	uint64_t ll_ro_dir;
 	uint64_t ll_rw_dir;
+	uint32_t ll_restrict_flags; /* ABI 7: audit the job's denials */
 
 	/* seccomp: the libseccomp deny list and the raw guard filter */
 	struct sock_fprog filters[2];

@@ -191,6 +191,8 @@ test_exit_status(void)
 	is_int(run(&s, &r), 7, "exit status 7 passes through");
 	ok(r.launched && r.exit_code == 7 && r.term_signal == 0,
 	    "result: launched, exit_code 7");
+	is_int(r.landlock_abi, sbx_landlock_abi(NULL, 0),
+	    "the result reports the Landlock ABI the ruleset was built for");
 	spec_for(&s, a2);
 	is_int(run(&s, &r), 137, "SIGKILL death is 128+9");
 	is_int(r.term_signal, 9, "term_signal 9");
