@@ -381,8 +381,11 @@ sbx_wait(struct sbx_job *job, struct sbx_result *res)
 			tmo = (int)(deadline - now);
 		}
 		n = poll(pfd, 2, tmo);
-		if (n == -1 && errno != EINTR)
+		if (n == -1 && errno != EINTR) {
+			/* Cannot supervise any more: never leave it running. */
+			kill(job->pid, SIGKILL);
 			break;
+		}
 		if (n <= 0)
 			continue;
 		if (pfd[1].revents & POLLIN)

@@ -472,6 +472,23 @@ test_network(void)
 	is_str(out, "ENETUNREACH",
 	    "in the job's own netns the host's loopback is unreachable");
 	is_int(accepted(lp), 0, "and the host listener sees nothing");
+	{
+		char *au[] = { probe, "udp", "8.8.8.8", "53", NULL };
+		char *ac[] = { probe, "connect", "1.1.1.1", "443", NULL };
+
+		spec_for(&s, au);
+		s.netns_fd = nsfd;
+		run(&s, &r);
+		is_str(out, "ENETUNREACH",
+		    "UDP DNS to 8.8.8.8 from the job's netns: ENETUNREACH");
+		spec_for(&s, ac);
+		s.proxy_port = pp;
+		s.netns_fd = nsfd;
+		run(&s, &r);
+		is_str(out, "EACCES",
+		    "TCP to 1.1.1.1:443: EACCES (Landlock refuses before "
+		    "routing)");
+	}
 	if (nsfd >= 0)
 		close(nsfd);
 	close(lp);
@@ -611,6 +628,15 @@ test_filesystem(void)
 		is_str(out, "EACCES",
 		    "a denied directory inside the workspace: EACCES (an empty "
 		    "mode-0 mount over it)");
+	}
+	{
+		const char *hide[] = { vt, NULL };
+		char *ar[] = { probe, "read", secret, NULL };
+
+		spec_for(&s, ar);
+		s.hide = hide;
+		run(&s, &r);
+		is_str(out, "ENOENT", "an extra hidden directory is empty");
 	}
 	{
 		char *ac[] = { probe, "chmod", "/etc/hostname", NULL };
