@@ -240,6 +240,19 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 		    "the launcher as root");
 		goto out;
 	}
+	{
+		struct sigaction sa;
+
+		/* An ignored SIGCHLD reaps the init behind our back and
+		 * loses the job's status. */
+		if (sigaction(SIGCHLD, NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_IGN) {
+			axg_seterr(err, errlen,
+			    "SIGCHLD is ignored in the launcher: restore its "
+			    "default action before starting a job");
+			goto out;
+		}
+	}
 	if (prepare(spec, &plan, grant_fds, grant_dir, err, errlen) == -1)
 		goto out;
 

@@ -752,6 +752,14 @@ test_fail_closed(void)
 	like_str(errbuf, "Landlock ABI is 2, below the 3", "with the reason");
 	NO_MARKER("Landlock ABI 2");
 
+	signal(SIGCHLD, SIG_IGN);
+	spec_for(&s, argv);
+	rc = run(&s, &r);
+	signal(SIGCHLD, SIG_DFL);
+	is_int(rc, SBX_EXIT_REFUSED, "an ignored SIGCHLD is refused");
+	like_str(errbuf, "SIGCHLD is ignored", "and named");
+	NO_MARKER("ignored SIGCHLD");
+
 	/* Steps that fail in the child. */
 	spec_for(&s, argv);
 	s.stdio[1] = 1000;
