@@ -101,8 +101,6 @@ make_target(const char *path, bool is_dir)
 	}
 }
 
-#define SBX_BIND_MAX 128
-
 /* Open the bind sources in our own mount namespace, refusing any that is
  * not the inode the parent validated. */
 static void
@@ -113,7 +111,7 @@ open_bind_sources(int *fds)
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 
-	if (P->n_mounts > SBX_BIND_MAX)
+	if (P->n_mounts > SBX_MOUNTS_MAX)
 		fail(SBX_EXIT_SETUP, E2BIG, "too many mounts");
 	for (size_t i = 0; i < P->n_mounts; i++) {
 		const struct sbx_mount *m = &P->mounts[i];
@@ -138,7 +136,7 @@ static void
 do_mounts(void)
 {
 	const unsigned long hard = MS_NOSUID | MS_NODEV;
-	int fds[SBX_BIND_MAX];
+	int fds[SBX_MOUNTS_MAX];
 	char src[64];
 
 	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
@@ -323,7 +321,8 @@ job_exec(void)
 	if (syscall(__NR_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
 		fail(SBX_EXIT_SETUP, errno,
 		    "close_range: closing inherited descriptors");
-	if (syscall(__NR_landlock_restrict_self, P->ruleset_fd, 0) == -1)
+	if (syscall(__NR_landlock_restrict_self, P->ruleset_fd,
+		P->ll_restrict_flags) == -1)
 		fail(SBX_EXIT_SETUP, errno, "Landlock: restrict_self");
 	for (int i = 0; i < 2; i++)
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,

@@ -71,6 +71,11 @@ struct sbx_landlock_net_port_attr {
 #define SBX_LL_NET_BIND_TCP    (1ULL << 0)
 #define SBX_LL_NET_CONNECT_TCP (1ULL << 1)
 
+/* landlock_restrict_self() flags (ABI 7) */
+#define SBX_LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF	(1U << 0)
+#define SBX_LL_RESTRICT_SELF_LOG_NEW_EXEC_ON	(1U << 1)
+#define SBX_LL_RESTRICT_SELF_LOG_SUBDOMAINS_OFF (1U << 2)
+
 /* Scopes (ABI 6) */
 #define SBX_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define SBX_LL_SCOPE_SIGNAL		  (1ULL << 1)

@@ -223,6 +223,12 @@ sbx_landlock_build(const struct sbx_spec *spec, const int *grant_fds,
 			goto fail;
 		}
 	}
+	/* The ruleset is applied before the job's execve: without this,
+	 * ABI 7 kernels would not log the job's own denials to audit. */
+	plan->ll_restrict_flags = abi >= 7
+	    ? SBX_LL_RESTRICT_SELF_LOG_NEW_EXEC_ON |
+		SBX_LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF
+	    : 0;
 	plan->ruleset_fd = rfd;
 	plan->ll_ro_dir = LL_RO & handled;
 	plan->ll_rw_dir = handled;

@@ -110,6 +110,39 @@ has_word(const char *list, const char *w)
 	return false;
 }
 
+/* Is the controller bound to a cgroup v1 hierarchy ("N:a,b:/path" lines
+ * of /proc/self/cgroup)? */
+static bool
+bound_to_v1(const char *ctl)
+{
+	char *c = axg_read_file("/proc/self/cgroup", 65536, NULL, NULL, 0);
+	bool res = false;
+	size_t n = strlen(ctl);
+
+	for (char *line = c; line != NULL && *line != '\0' && !res;) {
+		char *end = strchr(line, '\n');
+		char *list = strchr(line, ':');
+		char *lend = list ? strchr(list + 1, ':') : NULL;
+
+		if (list != NULL && lend != NULL &&
+		    (end == NULL || lend < end)) {
+			for (char *p = list + 1; p < lend;) {
+				char *q = memchr(p, ',', (size_t)(lend - p));
+
+				if (q == NULL)
+					q = lend;
+				if ((size_t)(q - p) == n &&
+				    memcmp(p, ctl, n) == 0)
+					res = true;
+				p = q + 1;
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	free(c);
+	return res;
+}
+
 int
 sbx_cgroup_check(const struct sbx_spec *spec, char *err, size_t errlen)
 {
@@ -148,12 +181,15 @@ sbx_cgroup_check(const struct sbx_spec *spec, char *err, size_t errlen)
 			axg_seterr(err, errlen,
 			    "the policy asks for process.%s, which needs the "
 			    "cgroup v2 '%s' controller, and the v2 hierarchy "
-			    "at %s does not offer it (it has: %.*s; the "
-			    "controller is bound to a cgroup v1 hierarchy): "
-			    "boot with systemd.unified_cgroup_hierarchy=1, or "
+			    "at %s does not offer it (it has: %.*s%s): boot "
+			    "with systemd.unified_cgroup_hierarchy=1, or "
 			    "remove the limit",
 			    why[i], need[i], mnt, (int)(l ? l : 6),
-			    l ? ctl : "(none)");
+			    l ? ctl : "(none)",
+			    bound_to_v1(need[i])
+				? "; the controller is bound to a cgroup v1 "
+				  "hierarchy"
+				: "");
 			goto out;
 		}
 	}

@@ -48,12 +48,14 @@ sbx_path_clean(const char *p)
 	return n == 1 || p[n - 1] != '/';
 }
 
-static void
+static int
 push(struct sbx_plan *plan, enum sbx_mount_kind kind, const char *target,
     int src_fd, bool is_dir, bool ro)
 {
 	struct sbx_mount *m;
 
+	if (plan->n_mounts >= SBX_MOUNTS_MAX)
+		return -1;
 	plan->mounts = axg_reallocarray(plan->mounts, plan->n_mounts + 1,
 	    sizeof(*plan->mounts));
 	m = &plan->mounts[plan->n_mounts++];
@@ -70,6 +72,7 @@ push(struct sbx_plan *plan, enum sbx_mount_kind kind, const char *target,
 	}
 	m->is_dir = is_dir;
 	m->read_only = ro;
+	return 0;
 }
 
 /* Is path under a hidden directory (or /tmp)? */
@@ -119,10 +122,12 @@ sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
 				nested = true;
 		if (nested)
 			continue;
-		push(plan, SBX_M_HIDE, cand[i], -1, true, false);
+		if (push(plan, SBX_M_HIDE, cand[i], -1, true, false) == -1)
+			goto too_many;
 		h[nh++] = cand[i];
 	}
-	push(plan, SBX_M_TMP, "/tmp", -1, true, false);
+	if (push(plan, SBX_M_TMP, "/tmp", -1, true, false) == -1)
+		goto too_many;
 	h[nh++] = "/tmp";
 
 	/* Bind back what the job is granted under a hidden tree. */
@@ -163,7 +168,8 @@ sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
 				}
 			}
 		}
-		push(plan, SBX_M_BIND, binds[i], fd, dir, ro);
+		if (push(plan, SBX_M_BIND, binds[i], fd, dir, ro) == -1)
+			goto too_many;
 	}
 
 	/* Deny grants: over what is still visible. */
@@ -178,10 +184,15 @@ sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
 				visible = true;
 		if (grant_fds[i] == -1 || !visible)
 			continue;
-		push(plan, grant_dir[i] ? SBX_M_DENY_DIR : SBX_M_DENY_FILE, p,
-		    -1, grant_dir[i], true);
+		if (push(plan, grant_dir[i] ? SBX_M_DENY_DIR : SBX_M_DENY_FILE,
+			p, -1, grant_dir[i], true) == -1)
+			goto too_many;
 	}
 	return 0;
+too_many:
+	return axg_seterr(err, errlen,
+	    "more than %d hidden, bound-back and denied paths together",
+	    SBX_MOUNTS_MAX);
 }
 
 void

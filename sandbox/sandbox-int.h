@@ -18,6 +18,7 @@
 #include "sandbox/sandbox.h"
 
 #define SBX_MAX_RLIMITS 8
+#define SBX_MOUNTS_MAX	128 /* hidden trees, binds and denies together */
 
 enum sbx_mount_kind {
 	SBX_M_HIDE,	 /* empty tmpfs over a directory */
@@ -58,6 +59,7 @@ struct sbx_plan {
 	int landlock_abi;
 	uint64_t ll_ro_dir;
 	uint64_t ll_rw_dir;
+	uint32_t ll_restrict_flags; /* ABI 7: audit the job's denials */
 
 	/* seccomp: the libseccomp deny list and the raw guard filter */
 	struct sock_fprog filters[2];

@@ -69,7 +69,8 @@ struct sbx_spec {
 	 * http_proxy, https_proxy point at http://addr:port and NO_PROXY /
 	 * no_proxy get no_proxy (default "localhost,127.0.0.1,::1").  A
 	 * non-zero proxy_port is also the only TCP port Landlock lets the
-	 * job connect to (ABI 4 and later). */
+	 * job connect to (ABI 4 and later); with none, no TCP connect is
+	 * allowed at all. */
 	const char *proxy_addr;
 	uint16_t proxy_port;
 	const char *no_proxy;
@@ -83,10 +84,14 @@ struct sbx_spec {
 	 * one). */
 	int netns_fd;
 
-	/* The job's working directory, granted read-write.  NULL: "/" with
-	 * no workspace grant. */
+	/* The job's working directory, granted read-write (it must be
+	 * writable by the job's user: the sandbox does not chown it).
+	 * NULL: "/" with no workspace grant. */
 	const char *workspace;
-	/* Extra filesystem grants.  A small system set is always granted
+	/* Extra filesystem grants.  Landlock rights add up: a path inside
+	 * two grants gets both (a read-only grant inside the workspace is
+	 * still writable); a deny grant hides the path whatever else is
+	 * granted.  A small system set is always granted
 	 * read-only: /usr /bin /sbin /lib* /etc /opt /proc, plus read-write
 	 * /dev/{null,zero,full,random,urandom} and a private /tmp. */
 	const struct sbx_grant *grants;
@@ -136,11 +141,13 @@ struct sbx_job;
 /* Fill a spec with the defaults (no netns, inherited stdio, nobody). */
 void sbx_spec_init(struct sbx_spec *spec);
 
-/* Start the job.  Returns 0 and *jobp once the command has been exec'd,
- * or an SBX_EXIT_* code with a message in err when it was refused or a
- * setup step failed (then nothing runs and nothing is left behind).
- * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH stay
- * blocked in the calling thread until sbx_job_free(). */
+/* Start the job (the caller must not ignore SIGCHLD).  Returns 0 and *jobp once
+ * the command has been exec'd, or an SBX_EXIT_* code with a message in err when
+ * it was refused or a setup step failed (then nothing runs and nothing is left
+ * behind). SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH stay
+ * blocked in the calling thread until sbx_job_free().  The job dies with
+ * the calling thread (PR_SET_PDEATHSIG), so call it from the thread that
+ * lives as long as the job. */
 int sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
     size_t errlen);
 

@@ -132,9 +132,10 @@ prepare(const struct sbx_spec *spec, struct sbx_plan *plan, int *grant_fds,
 		    sbx_open_grant(spec->workspace, &dir, err, errlen);
 		if (plan->workspace_fd == -1)
 			return -1;
-		if (!dir)
+		if (!dir || strcmp(spec->workspace, "/") == 0)
 			return axg_seterr(err, errlen,
-			    "workspace %s is not a directory", spec->workspace);
+			    "workspace %s is not a directory other than /",
+			    spec->workspace);
 		plan->workspace = spec->workspace;
 	}
 	for (size_t i = 0; i < spec->n_grants; i++) {
@@ -238,6 +239,19 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 		    "the sandbox needs root (namespaces, user switch): run "
 		    "the launcher as root");
 		goto out;
+	}
+	{
+		struct sigaction sa;
+
+		/* An ignored SIGCHLD reaps the init behind our back and
+		 * loses the job's status. */
+		if (sigaction(SIGCHLD, NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_IGN) {
+			axg_seterr(err, errlen,
+			    "SIGCHLD is ignored in the launcher: restore its "
+			    "default action before starting a job");
+			goto out;
+		}
 	}
 	if (prepare(spec, &plan, grant_fds, grant_dir, err, errlen) == -1)
 		goto out;
@@ -380,8 +394,11 @@ sbx_wait(struct sbx_job *job, struct sbx_result *res)
 			tmo = (int)(deadline - now);
 		}
 		n = poll(pfd, 2, tmo);
-		if (n == -1 && errno != EINTR)
+		if (n == -1 && errno != EINTR) {
+			/* Cannot supervise any more: never leave it running. */
+			kill(job->pid, SIGKILL);
 			break;
+		}
 		if (n <= 0)
 			continue;
 		if (pfd[1].revents & POLLIN)

@@ -22,7 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -441,6 +444,31 @@ main(int argc, char **argv)
 		return report(chmod(x, 0777));
 	if (strcmp(a, "kill") == 0)
 		return report(kill(num(x), num(y)));
+	if (strcmp(a, "daemon") == 0) {
+		/* double fork + setsid: a survivor, unless teardown kills it */
+		pid_t p = fork();
+
+		if (p == 0) {
+			setsid();
+			if (fork() == 0) {
+				for (;;)
+					pause();
+			}
+			_exit(0);
+		}
+		waitpid(p, NULL, 0);
+		return report(p);
+	}
+	if (strcmp(a, "stacked-ptrace") == 0) {
+		/* a permissive filter of our own cannot undo the sandbox's */
+		struct sock_filter allow =
+		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		struct sock_fprog prog = { 1, &allow };
+
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+			return report(-1);
+		return report(ptrace(PTRACE_TRACEME, 0, NULL, NULL));
+	}
 	if (strcmp(a, "fds") == 0)
 		return do_fds();
 	if (strcmp(a, "env") == 0) {

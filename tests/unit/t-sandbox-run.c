@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sched.h>
@@ -190,6 +191,8 @@ test_exit_status(void)
 	is_int(run(&s, &r), 7, "exit status 7 passes through");
 	ok(r.launched && r.exit_code == 7 && r.term_signal == 0,
 	    "result: launched, exit_code 7");
+	is_int(r.landlock_abi, sbx_landlock_abi(NULL, 0),
+	    "the result reports the Landlock ABI the ruleset was built for");
 	spec_for(&s, a2);
 	is_int(run(&s, &r), 137, "SIGKILL death is 128+9");
 	is_int(r.term_signal, 9, "term_signal 9");
@@ -469,6 +472,23 @@ test_network(void)
 	is_str(out, "ENETUNREACH",
 	    "in the job's own netns the host's loopback is unreachable");
 	is_int(accepted(lp), 0, "and the host listener sees nothing");
+	{
+		char *au[] = { probe, "udp", "8.8.8.8", "53", NULL };
+		char *ac[] = { probe, "connect", "1.1.1.1", "443", NULL };
+
+		spec_for(&s, au);
+		s.netns_fd = nsfd;
+		run(&s, &r);
+		is_str(out, "ENETUNREACH",
+		    "UDP DNS to 8.8.8.8 from the job's netns: ENETUNREACH");
+		spec_for(&s, ac);
+		s.proxy_port = pp;
+		s.netns_fd = nsfd;
+		run(&s, &r);
+		is_str(out, "EACCES",
+		    "TCP to 1.1.1.1:443: EACCES (Landlock refuses before "
+		    "routing)");
+	}
 	if (nsfd >= 0)
 		close(nsfd);
 	close(lp);
@@ -610,6 +630,15 @@ test_filesystem(void)
 		    "mode-0 mount over it)");
 	}
 	{
+		const char *hide[] = { vt, NULL };
+		char *ar[] = { probe, "read", secret, NULL };
+
+		spec_for(&s, ar);
+		s.hide = hide;
+		run(&s, &r);
+		is_str(out, "ENOENT", "an extra hidden directory is empty");
+	}
+	{
 		char *ac[] = { probe, "chmod", "/etc/hostname", NULL };
 
 		spec_for(&s, ac);
@@ -722,6 +751,14 @@ test_fail_closed(void)
 	is_int(rc, SBX_EXIT_REFUSED, "Landlock ABI 2 is refused");
 	like_str(errbuf, "Landlock ABI is 2, below the 3", "with the reason");
 	NO_MARKER("Landlock ABI 2");
+
+	signal(SIGCHLD, SIG_IGN);
+	spec_for(&s, argv);
+	rc = run(&s, &r);
+	signal(SIGCHLD, SIG_DFL);
+	is_int(rc, SBX_EXIT_REFUSED, "an ignored SIGCHLD is refused");
+	like_str(errbuf, "SIGCHLD is ignored", "and named");
+	NO_MARKER("ignored SIGCHLD");
 
 	/* Steps that fail in the child. */
 	spec_for(&s, argv);
@@ -926,18 +963,81 @@ test_teardown(void)
 	is_int(count_lines("/proc/self/mountinfo"), m0, "no mount left");
 }
 
+/* Processes on the host running as uid. */
+static int
+procs_of_uid(unsigned uid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		char path[300], want[64];
+		char *st;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		st = axg_read_file(path, 65536, NULL, NULL, 0);
+		snprintf(want, sizeof(want), "\nUid:\t%u\t", uid);
+		if (st != NULL && strstr(st, want) != NULL)
+			n++;
+		free(st);
+	}
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+static void
+test_lifecycle(void)
+{
+	char *ad[] = { probe, "daemon", NULL };
+	char *ak[] = { probe, "kill", "-1", "9", NULL };
+	char *as[] = { probe, "stacked-ptrace", NULL };
+	struct sbx_spec s;
+	struct sbx_result r;
+
+	spec_for(&s, ad);
+	s.user = "64124";
+	is_int(run(&s, &r), 0, "a job that leaves a setsid daemon behind");
+	is_str(out, "OK", "the daemon was forked");
+	is_int(procs_of_uid(64124), 0,
+	    "no process of the job's uid survives the job");
+	spec_for(&s, ak);
+	s.user = "64125";
+	run(&s, &r);
+	is_str(out, "ESRCH",
+	    "kill(-1, SIGKILL) reaches nothing outside the job's PID "
+	    "namespace");
+	spec_for(&s, as);
+	run(&s, &r);
+	is_str(out, "EPERM",
+	    "a permissive seccomp filter stacked by the job does not undo "
+	    "the deny list");
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Remove our own temporary trees (names made by mkdtemp in main). */
 static void
 cleanup(void)
 {
-	char cmd[512];
+	char ro[128];
 
 	if (ws[0] == '\0')
 		return;
-	/* Only our own temporary trees: names made by mkdtemp above. */
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s-ro' '%s' '%s'", ws, ws, vt,
-	    home);
-	if (system(cmd) != 0) { /* checksrc: allow */
-	}
+	snprintf(ro, sizeof(ro), "%s-ro", ws);
+	nftw(ws, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(ro, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(vt, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(home, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* MUST_WORK=1 turns a whole-file skip into a failure. */
@@ -1018,6 +1118,7 @@ main(void)
 	test_fail_closed();
 	test_injected_failures();
 	test_teardown();
+	test_lifecycle();
 
 	is_int(count_lines("/proc/self/mountinfo"), mounts0,
 	    "no mount is left behind in the launcher's namespace");
