@@ -160,7 +160,7 @@ batch_send(struct mnl_socket *nl, struct batch *bt, char *err, size_t errlen)
 	if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(bt->b),
 		mnl_nlmsg_batch_size(bt->b)) < 0)
 		return axg_seterr(err, errlen,
-		    "nftables batch for table %s (%s): sendmsg: %s", bt->table,
+		    "nftables batch for table %s (%s): send: %s", bt->table,
 		    bt->where, strerror(errno));
 	while (answers < bt->n) {
 		struct nlmsghdr *nlh;
@@ -549,7 +549,7 @@ nsi_nft_table_walk(struct mnl_socket *nl, nsi_table_cb cb, void *arg, char *err,
 	    NLM_F_DUMP, seq);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return axg_seterr(err, errlen,
-		    "nftables GETTABLE dump: sendmsg: %s", strerror(errno));
+		    "nftables GETTABLE dump: send: %s", strerror(errno));
 	for (;;) {
 		r = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 		if (r < 0 && errno == EINTR)

@@ -14,9 +14,9 @@
  *     pool: the kernel's name uniqueness (NLM_F_EXCL) is the lock, so
  *     concurrent launchers that pick the same slot see EEXIST and move on
  *     (no lock file that a killed launcher could leave held or stale);
- *  5. the job namespace's nftables table (it needs the slot's address);
- *  6. the owner alias on the host end, the addresses of both ends, the
- *     job end up;
+ *  5. the owner alias on the host end, at once, for ns_sweep();
+ *  6. the job namespace's nftables table (it needs the slot's address);
+ *     the addresses of both ends, the job end up;
  *  7. the host-side table.
  *
  * No process lives in the namespace before this returns, so nothing can
@@ -443,7 +443,14 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 
 	if (claim_slot(net, hrt, &pool, err, errlen) != 0)
 		goto fail_in;
+	/* The owner first, so that a sweep can tell whose link it is. */
 	t = axg_monotonic_ns();
+	hidx = jidx = NSI_IFINDEX_BASE + net->id;
+	snprintf(alias, sizeof(alias), "%s%ld", NSI_ALIAS_PREFIX,
+	    (long)getpid());
+	if (nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0)
+		goto fail_in;
+	prof(NSI_STEP_ADDRS, &t);
 	nsi_pool_addrs(&pool, (uint32_t)net->id, &net->host_in, &net->job_in);
 	if (nsi_nft_job_table(in.nf, net->host_in, cfg->ports, cfg->nports, err,
 		errlen) != 0)
@@ -452,13 +459,9 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	inet_ntop(AF_INET, &net->host_in, net->host_addr,
 	    sizeof(net->host_addr));
 	inet_ntop(AF_INET, &net->job_in, net->job_addr, sizeof(net->job_addr));
-	snprintf(alias, sizeof(alias), "%s%ld", NSI_ALIAS_PREFIX,
-	    (long)getpid());
 	snprintf(net->table, sizeof(net->table), "%s%d_%ld", NSI_HOST_TABLE,
 	    net->id, (long)getpid());
-	hidx = jidx = NSI_IFINDEX_BASE + net->id;
-	if (nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0 ||
-	    nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
+	if (nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
 		errlen) != 0 ||
 	    nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
 		errlen) != 0 ||
