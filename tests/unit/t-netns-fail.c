@@ -138,13 +138,13 @@ body(void)
 	check("no rtnetlink", ctx, "rtnetlink socket (host)");
 
 	/* nftables batches cannot be sent (libmnl uses sendto, libnl
-	 * sendmsg): the job's table fails after the veth pair exists, so
+	 * sendmsg): the host table fails after the veth pair exists, so
 	 * this checks the rollback of a half-built network. */
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx != NULL)
 		seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sendto),
 		    0);
-	check("nft batch refused", ctx, "table axgate (job namespace)");
+	check("nft batch refused", ctx, "nftables batch for table axgate_");
 
 	/* The sysctls of the new namespace cannot be written. */
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
