@@ -98,7 +98,7 @@ check(const char *what, scmp_filter_ctx ctx, const char *want)
 	tap_diag("%s", buf);
 	owned_count(pid, &links, &tables);
 	is_int(tables, 0, "%s: no table is left", what);
-	is_int(owned_links_within(pid, 0, 3000), 0, "%s: no link is left",
+	is_int(owned_links_within(pid, 0, 10000), 0, "%s: no link is left",
 	    what);
 }
 
