@@ -8,10 +8,12 @@
  *    lives in the job's; a /30 of its own from a pool (host end .1, job end
  *    .2); lo up; no default route (only the connected /30); IPv6 disabled
  *    inside; an nftables table "inet axgate" inside that accepts only TCP to
- *    the host address on the given ports (plus lo and replies) and rejects
- *    everything else (TCP with a reset, the rest with ICMP
- *    admin-prohibited); and a host-side table "inet axgate_<id>_<pid>" that
- *    drops whatever arrives from the job's veth and is not for those ports.
+ *    the host address on the given ports (plus lo, and the replies: TCP
+ *    from those ports, matched without conntrack) and rejects everything
+ *    else at once (TCP with a reset, the rest, IPv6 and UDP included, with
+ *    ICMP admin-prohibited); and a host-side table "inet axgate_<id>_<pid>"
+ *    that drops whatever arrives from the job's veth and is not for those
+ *    ports.  No NAT, no forwarding, no conntrack.
  *  - block mode: a fresh network namespace with only lo up (and IPv6
  *    disabled).  No veth, no rules.
  *

@@ -4,19 +4,24 @@
  * nothing).
  *
  * Inside the job's namespace, table "inet axgate":
- *   output  (policy drop): oif lo accept; ct state established,related
- *           accept; ip daddr <host> tcp dport <port> accept (per port);
- *           meta l4proto tcp reject with tcp reset; reject with icmpx
- *           admin-prohibited.
- *   input   (policy drop): iif lo accept; ct state established,related
- *           accept.
+ *   output  (policy drop): oif lo accept; ip daddr <host> tcp dport <port>
+ *           accept (per port); meta l4proto tcp reject with tcp reset;
+ *           reject with icmpx admin-prohibited.
+ *   input   (policy drop): iif lo accept; ip saddr <host> tcp sport <port>
+ *           accept (per port: the replies).
  *   forward (policy drop).
  * On the host, table "inet axgate_<id>_<pid>" (explicit drops, policy
  * accept, so that unrelated traffic is untouched):
  *   input:   iifname <veth> ip daddr <host> tcp dport <port> accept (per
- *            port); iifname <veth> ct state established,related accept;
- *            iifname <veth> drop.
+ *            port); iifname <veth> drop.
  *   forward: iifname <veth> drop; oifname <veth> drop.
+ *
+ * No rule uses conntrack: the only flows allowed are TCP between the job
+ * and the proxy's ports, which addresses and ports alone describe, and a
+ * ct expression would switch conntrack on in both namespaces (the host's
+ * included, for all its traffic) and cost its per-namespace set-up.  The
+ * golden dumps in tests/integration/netns-ruleset-*.golden show the rules
+ * as nft prints them.
  *
  * Every message asks for an ACK; the kernel processes the batch inside
  * sendmsg(), so all answers are queued when it returns and are read without
@@ -160,7 +165,7 @@ batch_send(struct mnl_socket *nl, struct batch *bt, char *err, size_t errlen)
 	if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(bt->b),
 		mnl_nlmsg_batch_size(bt->b)) < 0)
 		return axg_seterr(err, errlen,
-		    "nftables batch for table %s (%s): sendmsg: %s", bt->table,
+		    "nftables batch for table %s (%s): send: %s", bt->table,
 		    bt->where, strerror(errno));
 	while (answers < bt->n) {
 		struct nlmsghdr *nlh;
@@ -549,7 +554,7 @@ nsi_nft_table_walk(struct mnl_socket *nl, nsi_table_cb cb, void *arg, char *err,
 	    NLM_F_DUMP, seq);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return axg_seterr(err, errlen,
-		    "nftables GETTABLE dump: sendmsg: %s", strerror(errno));
+		    "nftables GETTABLE dump: send: %s", strerror(errno));
 	for (;;) {
 		r = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 		if (r < 0 && errno == EINTR)

@@ -14,10 +14,9 @@
  *     pool: the kernel's name uniqueness (NLM_F_EXCL) is the lock, so
  *     concurrent launchers that pick the same slot see EEXIST and move on
  *     (no lock file that a killed launcher could leave held or stale);
- *  5. the job namespace's nftables table (it needs the slot's address);
- *  6. the owner alias on the host end, the addresses of both ends, the
- *     job end up;
- *  7. the host-side table.
+ *  5. the owner alias on the host end, at once, for ns_sweep();
+ *  6. the host-side table, then the job namespace's (both need the
+ *     slot's address); the addresses of both ends, the job end up.
  *
  * No process lives in the namespace before this returns, so nothing can
  * send while the steps are incomplete.
@@ -443,8 +442,25 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 
 	if (claim_slot(net, hrt, &pool, err, errlen) != 0)
 		goto fail_in;
+	/* The owner first, so that a sweep can tell whose link it is. */
 	t = axg_monotonic_ns();
+	hidx = jidx = NSI_IFINDEX_BASE + net->id;
+	snprintf(alias, sizeof(alias), "%s%ld", NSI_ALIAS_PREFIX,
+	    (long)getpid());
+	if (nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0)
+		goto fail_in;
+	prof(NSI_STEP_ADDRS, &t);
 	nsi_pool_addrs(&pool, (uint32_t)net->id, &net->host_in, &net->job_in);
+	snprintf(net->table, sizeof(net->table), "%s%d_%ld", NSI_HOST_TABLE,
+	    net->id, (long)getpid());
+	/* The host table before the job's: its hooks keep the kernel's
+	 * per-hook static keys on, so registering the job's chains does not
+	 * patch kernel text again (that waits for every CPU). */
+	if (nsi_nft_host_table(hnf, net->table, net->host_if, net->host_in,
+		cfg->ports, cfg->nports, err, errlen) != 0)
+		goto fail_in;
+	net->have_table = true;
+	prof(NSI_STEP_HOST_NFT, &t);
 	if (nsi_nft_job_table(in.nf, net->host_in, cfg->ports, cfg->nports, err,
 		errlen) != 0)
 		goto fail_in;
@@ -452,24 +468,13 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	inet_ntop(AF_INET, &net->host_in, net->host_addr,
 	    sizeof(net->host_addr));
 	inet_ntop(AF_INET, &net->job_in, net->job_addr, sizeof(net->job_addr));
-	snprintf(alias, sizeof(alias), "%s%ld", NSI_ALIAS_PREFIX,
-	    (long)getpid());
-	snprintf(net->table, sizeof(net->table), "%s%d_%ld", NSI_HOST_TABLE,
-	    net->id, (long)getpid());
-	hidx = jidx = NSI_IFINDEX_BASE + net->id;
-	if (nsi_link_set_alias(hrt, hidx, alias, err, errlen) != 0 ||
-	    nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
+	if (nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
 		errlen) != 0 ||
 	    nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
 		errlen) != 0 ||
 	    nsi_link_up(in.rt, jidx, net->job_if, err, errlen) != 0)
 		goto fail_in;
 	prof(NSI_STEP_ADDRS, &t);
-	if (nsi_nft_host_table(hnf, net->table, net->host_if, net->host_in,
-		cfg->ports, cfg->nports, err, errlen) != 0)
-		goto fail_in;
-	net->have_table = true;
-	prof(NSI_STEP_HOST_NFT, &t);
 done:
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);

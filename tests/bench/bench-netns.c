@@ -1,8 +1,8 @@
 /*
  * bench-netns: how long a job's network takes to build and tear down.
  *
- * Per round, in the same run and interleaved so that load on the machine
- * hits all of them alike:
+ * Per round, in the same run, interleaved (in an order that rotates from
+ * round to round) so that load on the machine hits all of them alike:
  *   unshare        unshare(CLONE_NEWNET) on a thread, then close the fd
  *   unshare -n     fork+exec of `unshare -n /bin/true` (the launcher
  *                  issue's reference)
@@ -155,28 +155,41 @@ main(void)
 	}
 	memcpy(prof0, nsi_prof, sizeof(prof0));
 	for (i = 0; i < n; i++) {
-		t = axg_monotonic_ns();
-		if (bare_unshare() != 0)
-			return 1;
-		t_un[i] = axg_monotonic_ns() - t;
-		if (ushare != NULL) {
+		size_t k;
+
+		/* Rotate the order, so that no case always runs right after
+		 * another's teardown (the kernel's background work). */
+		for (k = 0; k < 4; k++) {
+			int r = 0;
+
 			t = axg_monotonic_ns();
-			if (spawn_unshare(ushare) != 0) {
-				fprintf(stderr,
-				    "bench-netns: unshare -n "
-				    "failed\n");
-				ushare = NULL;
+			switch ((i + k) % 4) {
+			case 0:
+				r = bare_unshare();
+				t_un[i] = axg_monotonic_ns() - t;
+				break;
+			case 1:
+				if (ushare != NULL &&
+				    spawn_unshare(ushare) != 0) {
+					fprintf(stderr,
+					    "bench-netns: unshare -n "
+					    "failed\n");
+					ushare = NULL;
+				}
+				t_cmd[i] = axg_monotonic_ns() - t;
+				break;
+			case 2:
+				r = job_net(&block);
+				t_blk[i] = axg_monotonic_ns() - t;
+				break;
+			default:
+				r = job_net(&proxy);
+				t_px[i] = axg_monotonic_ns() - t;
+				break;
 			}
-			t_cmd[i] = axg_monotonic_ns() - t;
+			if (r != 0)
+				return 1;
 		}
-		t = axg_monotonic_ns();
-		if (job_net(&block) != 0)
-			return 1;
-		t_blk[i] = axg_monotonic_ns() - t;
-		t = axg_monotonic_ns();
-		if (job_net(&proxy) != 0)
-			return 1;
-		t_px[i] = axg_monotonic_ns() - t;
 	}
 	m_un = median_ms(t_un, n);
 	if (ushare != NULL)

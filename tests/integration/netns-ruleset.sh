@@ -67,7 +67,7 @@ else
 	ok 0 "table $table is gone after teardown"
 fi
 gone=1
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+for _ in $(seq 100); do
 	if ! ip link show "$hostif" > /dev/null 2>&1; then
 		gone=0
 		break

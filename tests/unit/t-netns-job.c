@@ -405,7 +405,7 @@ test_proxy(void)
 	ns_job_net_free(net);
 	ok(!table_exists(table), "free removed table %s", table);
 	ok(!we_hold_ns(ino), "free let go of the namespace");
-	ok(link_gone_within(host_if, 3000), "link %s went with the namespace",
+	ok(link_gone_within(host_if, 10000), "link %s went with the namespace",
 	    host_if);
 }
 

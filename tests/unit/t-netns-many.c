@@ -149,7 +149,7 @@ test_concurrent(void)
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			clean = false;
 		owned_count(pids[i], &links, &tables);
-		if (tables != 0 || owned_links_within(pids[i], 0, 5000) != 0)
+		if (tables != 0 || owned_links_within(pids[i], 0, 10000) != 0)
 			clean = false;
 	}
 	ok(clean, "they freed everything and exited cleanly");
@@ -197,7 +197,7 @@ test_rollback(void)
 	}
 	nsi_nf_close(nf);
 	owned_count(getpid(), &links, &tables);
-	links = owned_links_within(getpid(), 0, 5000);
+	links = owned_links_within(getpid(), 0, 10000);
 	is_int(links, 0, "the veth pair was removed");
 	is_int(tables, 0, "no table is left");
 }
@@ -300,7 +300,7 @@ test_sweep(void)
 	}
 	ns_job_net_free(mine);
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
-	owned_links_within(getpid(), 0, 5000);
+	owned_links_within(getpid(), 0, 10000);
 }
 
 /* ---- leaks over many cycles ---- */
@@ -331,7 +331,7 @@ test_cycles(void)
 	t = axg_monotonic_ns() - t;
 	fds1 = count_fds();
 	owned_count(getpid(), &l1, &t1);
-	l1 = owned_links_within(getpid(), l0, 5000);
+	l1 = owned_links_within(getpid(), l0, 10000);
 	is_int(failed, 0, "%d create/free cycles (1 in 10 block mode)",
 	    NCYCLES);
 	tap_diag("%.1f ms per cycle", (double)t / 1e6 / NCYCLES);
