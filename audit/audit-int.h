@@ -261,8 +261,9 @@ struct ocsf_sink;
 
 /* One queued line. */
 struct ocsf_line {
-	char *data; /* owned, ends in '\n' */
+	char *data; /* ends in '\n'; the buffer is reused (cap bytes) */
 	size_t len;
+	size_t cap;
 	struct ocsf_meta meta;
 };
 

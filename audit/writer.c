@@ -204,10 +204,8 @@ deliver(struct ocsf_writer *w, struct ocsf_line *lines, size_t n,
 }
 
 static void
-finish(struct ocsf_writer *w, struct ocsf_line *lines, size_t n, bool ok)
+finish(struct ocsf_writer *w, size_t n, bool ok)
 {
-	for (size_t i = 0; i < n; i++)
-		free(lines[i].data);
 	pthread_mutex_lock(&w->mu);
 	w->inflight = 0;
 	/* deny: the watermarks count what is not yet delivered, so a batch
@@ -247,6 +245,7 @@ maybe_report_drops(struct ocsf_writer *w, struct axg_buf *plain, bool force)
 	axg_buf_init(&b, 0);
 	ocsf__drop_report(&b, &w->origin, delta, total, &l.meta);
 	l.data = axg_buf_steal(&b, &l.len);
+	l.cap = l.len + 1;
 	axg_warn("audit: %llu events dropped (queue full, policy %s)",
 	    (unsigned long long)delta, ocsf_overflow_name(w->cfg.overflow));
 	ok = deliver(w, &l, 1, plain);
@@ -303,10 +302,15 @@ writer_main(void *arg)
 				break;
 			continue;
 		}
+		/* Swap buffers with the ring: the writer takes the lines and
+		 * leaves its used buffers for the producers to fill again,
+		 * so no line costs an allocation once the buffers exist. */
 		n = w->count < BATCH ? w->count : BATCH;
 		for (size_t i = 0; i < n; i++) {
+			struct ocsf_line tmp = batch[i];
+
 			batch[i] = w->ring[w->head];
-			w->ring[w->head].data = NULL;
+			w->ring[w->head] = tmp;
 			w->head = (w->head + 1) % w->cap;
 		}
 		w->count -= n;
@@ -316,11 +320,13 @@ writer_main(void *arg)
 
 		axg_buf_reset(&plain);
 		ok = deliver(w, batch, n, &plain);
-		finish(w, batch, n, ok);
+		finish(w, n, ok);
 		pthread_mutex_lock(&w->mu);
 	}
 	pthread_mutex_unlock(&w->mu);
 	axg_buf_free(&plain);
+	for (size_t i = 0; i < BATCH; i++)
+		free(batch[i].data);
 	free(batch);
 	return NULL;
 }
@@ -328,7 +334,8 @@ writer_main(void *arg)
 /* ---- the producer side ---- */
 
 static int
-submit(struct ocsf_writer *w, struct axg_buf *b, const struct ocsf_meta *m)
+submit(struct ocsf_writer *w, const struct axg_buf *b,
+    const struct ocsf_meta *m)
 {
 	struct ocsf_line *slot;
 	int rc = OCSF_QUEUED;
@@ -352,11 +359,20 @@ submit(struct ocsf_writer *w, struct axg_buf *b, const struct ocsf_meta *m)
 			goto out;
 		}
 	}
+	/* Copy into the slot's own buffer, kept from its last use: a
+	 * malloc per line of this size (glibc's large bins, freed by
+	 * another thread) cost more than the serialisation itself. */
 	slot = &w->ring[(w->head + w->count) % w->cap];
+	if (slot->cap < b->len + 1) {
+		size_t cap = (b->len + 1 + 511) & ~(size_t)511;
+
+		free(slot->data);
+		slot->data = axg_malloc(cap);
+		slot->cap = cap;
+	}
+	memcpy(slot->data, b->data, b->len + 1);
+	slot->len = b->len;
 	slot->meta = *m;
-	slot->data = axg_buf_steal(b, &slot->len);
-	/* give back the slack of the 2000-byte first guess (in place) */
-	slot->data = axg_realloc(slot->data, slot->len + 1);
 	w->count++;
 	w->enq_seq++;
 	if (w->cfg.overflow == OCSF_OVERFLOW_DENY &&
@@ -369,16 +385,14 @@ submit(struct ocsf_writer *w, struct axg_buf *b, const struct ocsf_meta *m)
 		pthread_cond_signal(&w->cv_work);
 out:
 	pthread_mutex_unlock(&w->mu);
-	axg_buf_free(b);
 	return rc;
 }
 
 static int
-emit_failed(struct ocsf_writer *w, struct axg_buf *b, const char *err)
+emit_failed(struct ocsf_writer *w, const char *err)
 {
 	bool warn;
 
-	axg_buf_free(b);
 	pthread_mutex_lock(&w->mu);
 	w->invalid++;
 	warn = !w->invalid_warned;
@@ -389,20 +403,56 @@ emit_failed(struct ocsf_writer *w, struct axg_buf *b, const char *err)
 	return OCSF_ERROR;
 }
 
-/* Lines are about 1 to 1.5 KB: one allocation that the queue then owns. */
+/* Each producer thread serialises into its own scratch buffer, kept
+ * between events and freed when the thread exits. */
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static _Thread_local struct axg_buf scratch;
+
+static void
+scratch_free(void *p)
+{
+	free(p);
+}
+
+static void
+scratch_key_init(void)
+{
+	if (pthread_key_create(&scratch_key, scratch_free) != 0)
+		axg_fatal(1, "audit: pthread_key_create failed");
+}
+
+static struct axg_buf *
+scratch_get(void)
+{
+	pthread_once(&scratch_once, scratch_key_init);
+	if (scratch.data == NULL)
+		(void)axg_buf_reserve(&scratch, 4096);
+	axg_buf_reset(&scratch);
+	return &scratch;
+}
+
+static void
+scratch_keep(void)
+{
+	if (pthread_getspecific(scratch_key) != scratch.data)
+		(void)pthread_setspecific(scratch_key, scratch.data);
+}
+
 #define EMIT(kind, type)                                                       \
 	int ocsf_emit_##kind(struct ocsf_writer *w, const struct type *ev)     \
 	{                                                                      \
-		struct axg_buf b;                                              \
+		struct axg_buf *b = scratch_get();                             \
 		struct ocsf_meta m;                                            \
 		char err[200];                                                 \
+		int rc;                                                        \
                                                                                \
-		axg_buf_init(&b, 0);                                           \
-		(void)axg_buf_reserve(&b, 2000);                               \
-		if (ocsf__##kind(&b, &w->origin, ev, &m, err, sizeof(err)) <   \
-		    0)                                                         \
-			return emit_failed(w, &b, err);                        \
-		return submit(w, &b, &m);                                      \
+		if (ocsf__##kind(b, &w->origin, ev, &m, err, sizeof(err)) < 0) \
+			rc = emit_failed(w, err);                              \
+		else                                                           \
+			rc = submit(w, b, &m);                                 \
+		scratch_keep();                                                \
+		return rc;                                                     \
 	}
 
 EMIT(net, ocsf_net_event)
@@ -555,8 +605,8 @@ ocsf_writer_free(struct ocsf_writer *w)
 	pthread_mutex_unlock(&w->mu);
 	if (w->thread_started)
 		pthread_join(w->thread, NULL);
-	for (size_t i = 0; i < w->count; i++)
-		free(w->ring[(w->head + i) % w->cap].data);
+	for (size_t i = 0; i < w->cap; i++)
+		free(w->ring[i].data);
 	if (w->count != 0 || w->lost != 0)
 		axg_warn("audit: %llu events could not be written before "
 			 "shutdown",

@@ -1,2 +1,4 @@
 ## doc/: man pages.
 dist_man_MANS += %reldir%/axgate.1 %reldir%/axgate-policy.5
+dist_man_MANS += %reldir%/axgate.1
+dist_man_MANS += %reldir%/axgate-audit.5

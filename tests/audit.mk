@@ -20,3 +20,12 @@ CLEANFILES += tests/bench/bench-audit
 EXTRA_DIST += tests/unit/t-audit-helpers.h
 tests_unit_t_audit_syslog_LDADD = libaxgate.la $(JANSSON_LIBS)
 tests_unit_t_audit_overflow_LDADD = libaxgate.la $(JANSSON_LIBS)
+
+## libFuzzer target (configure --enable-fuzzing CC=clang).
+EXTRA_DIST += tests/fuzz/fuzz-audit-json.c
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz/fuzz-audit-json
+tests_fuzz_fuzz_audit_json_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_audit_json_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_audit_json_LDADD = libaxgate.la $(JANSSON_LIBS)
+endif

@@ -175,13 +175,14 @@ test_block(bool kill, int n)
 	pthread_t th;
 	int *counts = axg_calloc((size_t)n, sizeof(int));
 	int once = 0;
+	size_t base = collector_count(&col);
 
 	if (w == NULL) {
 		free(counts);
 		return;
 	}
 	if (kill)
-		warm_up_and_kill(w, tag);
+		base = warm_up_and_kill(w, tag);
 	else
 		atomic_store(&col.paused, true);
 	pthread_create(&th, NULL, block_producer, &b);
@@ -201,7 +202,7 @@ test_block(bool kill, int n)
 	}
 	pthread_join(th, NULL);
 	ok(ocsf_writer_flush(w, 30000) == 0, "  it resumes and drains");
-	(void)collector_wait(&col, (size_t)n, 30000);
+	(void)collector_wait(&col, base + (size_t)n, 30000);
 	tally(tag, n, counts, NULL, NULL);
 	for (int i = 0; i < n; i++)
 		once += counts[i] == 1;
@@ -221,12 +222,13 @@ test_drop(void)
 	int queued = 0, dropped = 0, other = 0, once = 0, lost = 0, dup = 0;
 	int reports = 0;
 	uint64_t reported = 0;
+	size_t base;
 	static int counts[N];
 	int ret[N];
 
 	if (w == NULL)
 		return;
-	warm_up_and_kill(w, "dr");
+	base = warm_up_and_kill(w, "dr");
 	for (int i = 0; i < N; i++) {
 		ret[i] = emit(w, "dr", i);
 		if (ret[i] == OCSF_QUEUED)
@@ -249,7 +251,7 @@ test_drop(void)
 	ok(ocsf_writer_flush(w, 30000) == 0,
 	    "  the collector comes back and "
 	    "the queue drains");
-	(void)collector_wait(&col, (size_t)queued + 2, 10000);
+	(void)collector_wait(&col, base + (size_t)queued + 1, 30000);
 	usleep(100000);
 	tally("dr", N, counts, &reports, &reported);
 	for (int i = 0; i < N; i++) {
@@ -303,10 +305,11 @@ test_deny(void)
 	int emitted = 0, refused = 0, once = 0, extra = 0;
 	static int counts[N];
 	bool flipped = false;
+	size_t base;
 
 	if (w == NULL)
 		return;
-	warm_up_and_kill(w, "dn");
+	base = warm_up_and_kill(w, "dn");
 	/* the proxy: ask before each connection, refuse while false */
 	for (int i = 0; i < N; i++) {
 		if (!ocsf_writer_accepting(w)) {
@@ -335,7 +338,7 @@ test_deny(void)
 	}
 	ok(flipped, "  and turns true again once the audit caught up");
 	ok(ocsf_writer_flush(w, 30000) == 0, "  the queue drains");
-	(void)collector_wait(&col, (size_t)emitted, 10000);
+	(void)collector_wait(&col, base + (size_t)emitted, 30000);
 	tally("dn", N, counts, NULL, NULL);
 	for (int i = 0; i < N; i++) {
 		if (i < emitted)
