@@ -1,28 +1,442 @@
-/* cmd-run.c: axgate run. */
+/*
+ * cmd-run.c: axgate run: start a job behind the gate.
+ *
+ * Load the policy (or the built-in default), build the job's network
+ * (netns/), confine and start the job (sandbox/), write Process Activity
+ * events for its launch and its end, and exit with its status.  Every step
+ * that cannot be applied stops the launch with a message and removes what
+ * was set up: nothing runs with less isolation than the policy asked for.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "audit/audit.h"
 #include "cli/cli.h"
+#include "common/common.h"
+#include "netns/netns.h"
+#include "policy/polfile.h"
+#include "policy/value.h"
+#include "sandbox/sandbox.h"
+
+/* The embedded default policy (contrib/policies/default.yaml). */
+extern const char axg_default_policy[];
+
+#define MAX_GRANTS 256
+#define MAX_ENV	   256
+
+/* What the job's spec points into; freed together. */
+struct run_ctx {
+	struct axv *doc;
+	struct sbx_grant grants[MAX_GRANTS];
+	size_t ngrants;
+	const char *env_allow[MAX_ENV + 1];
+	const char *env_set[MAX_ENV + 2];
+	char *owned[MAX_ENV + 1];
+	size_t nowned;
+	char jobid[24];
+	char cmdline[1024];
+};
+
+/* Paths the sandbox always grants read-only: a read-only grant of one of
+ * them (or below) adds nothing, and several are symlinks on merged-/usr
+ * systems, which the sandbox refuses as grants. */
+static bool
+system_path(const char *p)
+{
+	static const char *const sys[] = { "/usr", "/bin", "/sbin", "/lib",
+		"/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc" };
+
+	for (size_t i = 0; i < AXG_ARRAY_LEN(sys); i++) {
+		size_t n = strlen(sys[i]);
+
+		if (strncmp(p, sys[i], n) == 0 && (p[n] == '\0' || p[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static int
+add_grants(struct run_ctx *rc, struct axv *fs, const char *key,
+    enum sbx_access access, char *err, size_t errlen)
+{
+	struct axv *list = fs ? axv_object_gets(fs, key) : NULL;
+	struct stat st;
+
+	for (size_t i = 0; list != NULL && i < axv_array_len(list); i++) {
+		const char *p = axv_str(axv_array_get(list, i));
+
+		if (access == SBX_READ_ONLY && system_path(p))
+			continue;
+		/* The job always has a private /tmp of its own. */
+		if (strcmp(p, "/tmp") == 0 && access != SBX_DENY)
+			continue;
+		/* Nothing to hide where nothing is. */
+		if (access == SBX_DENY && lstat(p, &st) < 0 && errno == ENOENT)
+			continue;
+		if (rc->ngrants == MAX_GRANTS)
+			return axg_seterr(err, errlen,
+			    "filesystem: more than %d grants", MAX_GRANTS);
+		rc->grants[rc->ngrants].path = p;
+		rc->grants[rc->ngrants].access = access;
+		rc->ngrants++;
+	}
+	return 0;
+}
+
+static uint32_t
+limit(struct axv *proc, const char *key)
+{
+	struct axv *v = proc ? axv_object_gets(proc, key) : NULL;
+	int64_t i;
+
+	if (v == NULL || !axv_num_get_i64(v, &i) || i < 0 || i > UINT32_MAX)
+		return 0;
+	return (uint32_t)i;
+}
+
+static int
+build_env(struct run_ctx *rc, struct axv *proc, char *err, size_t errlen)
+{
+	struct axv *env = proc ? axv_object_gets(proc, "env") : NULL;
+	struct axv *pass = env ? axv_object_gets(env, "pass") : NULL;
+	struct axv *set = env ? axv_object_gets(env, "set") : NULL;
+	size_t na = 0, ns = 0;
+	bool path_given = false;
+
+	for (size_t i = 0; pass != NULL && i < axv_array_len(pass); i++) {
+		if (na == MAX_ENV)
+			return axg_seterr(err, errlen,
+			    "process.env.pass: more than %d names", MAX_ENV);
+		rc->env_allow[na] = axv_str(axv_array_get(pass, i));
+		if (strcmp(rc->env_allow[na], "PATH") == 0)
+			path_given = true;
+		na++;
+	}
+	for (size_t i = 0; set != NULL && i < axv_object_len(set); i++) {
+		const char *k = axv_str(axv_object_key(set, i));
+		char *kv;
+
+		if (ns == MAX_ENV)
+			return axg_seterr(err, errlen,
+			    "process.env.set: more than %d names", MAX_ENV);
+		kv = axg_asprintf("%s=%s", k, axv_str(axv_object_val(set, i)));
+		rc->owned[rc->nowned++] = kv;
+		rc->env_set[ns++] = kv;
+		if (strcmp(k, "PATH") == 0)
+			path_given = true;
+	}
+	/* A job needs a PATH to find its programs; give the system's. */
+	if (!path_given)
+		rc->env_set[ns++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	rc->env_allow[na] = NULL;
+	rc->env_set[ns] = NULL;
+	return 0;
+}
+
+static void
+make_jobid(char *out, size_t n)
+{
+	char uuid[37];
+
+	ocsf_uuid4(uuid);
+	snprintf(out, n, "j-%.8s", uuid);
+}
+
+static void
+join_cmdline(char *out, size_t n, char **argv)
+{
+	struct axg_buf b;
+	char *s;
+
+	axg_buf_init(&b, n - 1);
+	for (int i = 0; argv[i] != NULL; i++)
+		if ((i > 0 && axg_buf_putc(&b, ' ') < 0) ||
+		    axg_buf_puts(&b, argv[i]) < 0)
+			break;
+	s = axg_buf_steal(&b, NULL);
+	axg_strlcpy(out, s, n);
+	free(s);
+}
+
+static void
+emit_launch(struct ocsf_writer *w, struct run_ctx *rc, char **argv, int pid,
+    bool failed, const char *detail)
+{
+	struct ocsf_process_event ev = { 0 };
+
+	if (w == NULL)
+		return;
+	ev.activity = OCSF_PROC_LAUNCH;
+	ev.correlation_uid = rc->jobid;
+	ev.failed = failed;
+	ev.status_detail = detail;
+	ev.pid = pid;
+	ev.name = argv[0];
+	ev.cmd_line = rc->cmdline;
+	ev.created_ms = failed ? 0 : axg_now_ms();
+	ocsf_emit_process(w, &ev);
+}
+
+static void
+emit_exit(struct ocsf_writer *w, struct run_ctx *rc, char **argv,
+    const struct sbx_result *res)
+{
+	struct ocsf_process_event ev = { 0 };
+
+	if (w == NULL)
+		return;
+	ev.activity = OCSF_PROC_TERMINATE;
+	ev.correlation_uid = rc->jobid;
+	ev.pid = res->job_pid;
+	ev.name = argv[0];
+	ev.cmd_line = rc->cmdline;
+	ev.terminated_ms = axg_now_ms();
+	ev.exit_code = res->exit_code;
+	ev.signal = res->term_signal;
+	if (res->timed_out)
+		ev.status_detail = "timed out";
+	else if (res->seccomp_killed)
+		ev.status_detail = "killed by the seccomp filter";
+	ocsf_emit_process(w, &ev);
+}
+
+static const struct option longopts[] = {
+	{ "policy", required_argument, NULL, 'p' },
+	{ "workspace", required_argument, NULL, 'w' },
+	{ "audit", required_argument, NULL, 'a' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static int
 cmd_run(int argc, char **argv)
 {
-	if (argc > 1 &&
-	    (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		axg_cmd_usage(&axg_cmd_run);
-		return AXG_EXIT_OK;
+	const char *policy_path = NULL, *workspace = NULL, *user = NULL;
+	const char *audits[OCSF_MAX_SINKS];
+	size_t naudits = 0;
+	uint64_t timeout = 0;
+	struct run_ctx *rc = NULL;
+	struct axp_polfile_errors perrs;
+	struct axp_polfile_opts popts;
+	struct ocsf_writer *writer = NULL;
+	struct ns_job_net *net = NULL;
+	struct sbx_job *job = NULL;
+	struct sbx_spec spec;
+	struct sbx_result res = { 0 };
+	char cwd[PATH_MAX], err[1024];
+	const char *mode;
+	struct axv *net_sec, *proc, *fs;
+	int c, status = SBX_EXIT_INTERNAL;
+
+	while ((c = getopt_long(argc, argv, "+p:w:a:u:t:h", longopts, NULL)) !=
+	    -1) {
+		switch (c) {
+		case 'p':
+			policy_path = optarg;
+			break;
+		case 'w':
+			workspace = optarg;
+			break;
+		case 'a':
+			if (naudits == OCSF_MAX_SINKS) {
+				fprintf(stderr,
+				    "axgate run: at most %d "
+				    "--audit sinks\n",
+				    OCSF_MAX_SINKS);
+				return AXG_EXIT_USAGE;
+			}
+			audits[naudits++] = optarg;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		case 't':
+			if (axg_parse_u64(optarg, 1, 366u * 86400, &timeout) <
+			    0) {
+				fprintf(stderr,
+				    "axgate run: --timeout: "
+				    "'%s' is not a number of "
+				    "seconds\n",
+				    optarg);
+				return AXG_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			axg_cmd_usage(&axg_cmd_run);
+			return AXG_EXIT_OK;
+		default:
+			return axg_cmd_usage(&axg_cmd_run);
+		}
 	}
-	fprintf(stderr, "axgate run: not available in this version\n");
-	return AXG_EXIT_USAGE;
+	argc -= optind;
+	argv += optind;
+	if (argc == 0) {
+		fprintf(stderr, "axgate run: no command given\n");
+		return axg_cmd_usage(&axg_cmd_run);
+	}
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		axg_fatal(SBX_EXIT_INTERNAL, "getcwd: %s", strerror(errno));
+	if (workspace == NULL)
+		workspace = cwd;
+	if (workspace[0] != '/') {
+		fprintf(stderr,
+		    "axgate run: --workspace must be an absolute "
+		    "path\n");
+		return AXG_EXIT_USAGE;
+	}
+
+	rc = axg_calloc(1, sizeof(*rc));
+	popts.workspace = workspace;
+	popts.tmpdir = "/tmp";
+	popts.home = getenv("HOME") ? getenv("HOME") : "/root";
+	if (policy_path != NULL)
+		rc->doc = axp_polfile_load(policy_path, &popts, &perrs, NULL);
+	else
+		rc->doc = axp_polfile_load_mem("(built-in default policy)",
+		    axg_default_policy, strlen(axg_default_policy), &popts,
+		    &perrs, NULL);
+	if (rc->doc == NULL) {
+		for (size_t i = 0; i < perrs.n; i++)
+			fprintf(stderr, "%s\n", perrs.msg[i]);
+		if (perrs.truncated)
+			fprintf(stderr, "(more problems not shown)\n");
+		status = AXG_EXIT_USAGE;
+		goto out;
+	}
+	make_jobid(rc->jobid, sizeof(rc->jobid));
+	join_cmdline(rc->cmdline, sizeof(rc->cmdline), argv);
+
+	if (naudits > 0) {
+		struct ocsf_config ac;
+		struct ocsf_origin origin;
+
+		ocsf_config_init(&ac);
+		for (size_t i = 0; i < naudits; i++) {
+			/* A bare path means a file. */
+			char *spec_s = strchr(audits[i], ':') == NULL &&
+				strcmp(audits[i], "stdout") != 0 &&
+				strcmp(audits[i], "syslog") != 0
+			    ? axg_asprintf("file:%s", audits[i])
+			    : axg_strdup(audits[i]);
+			int r =
+			    ocsf_config_add_sink(&ac, spec_s, err, sizeof(err));
+
+			free(spec_s);
+			if (r < 0) {
+				fprintf(stderr, "axgate run: --audit: %s\n",
+				    err);
+				status = AXG_EXIT_USAGE;
+				goto out;
+			}
+		}
+		ocsf_origin_default(&origin);
+		writer = ocsf_writer_new(&ac, &origin, err, sizeof(err));
+		if (writer == NULL) {
+			fprintf(stderr, "axgate run: audit: %s\n", err);
+			status = SBX_EXIT_REFUSED;
+			goto out;
+		}
+	}
+
+	sbx_spec_init(&spec);
+	spec.argv = argv;
+	spec.workspace = workspace;
+	spec.user = user;
+	fs = axv_object_gets(rc->doc, "filesystem");
+	proc = axv_object_gets(rc->doc, "process");
+	if (add_grants(rc, fs, "read_only", SBX_READ_ONLY, err, sizeof(err)) <
+		0 ||
+	    add_grants(rc, fs, "read_write", SBX_READ_WRITE, err, sizeof(err)) <
+		0 ||
+	    add_grants(rc, fs, "deny", SBX_DENY, err, sizeof(err)) < 0 ||
+	    build_env(rc, proc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "axgate run: %s\n", err);
+		status = SBX_EXIT_REFUSED;
+		goto out;
+	}
+	spec.grants = rc->grants;
+	spec.n_grants = rc->ngrants;
+	spec.env_allow = rc->env_allow;
+	spec.env_set = rc->env_set;
+	spec.max_processes = limit(proc, "max_processes");
+	spec.max_memory_mb = limit(proc, "max_memory_mb");
+	spec.cpu_rate_percent = limit(proc, "cpu_rate_percent");
+	spec.timeout_sec =
+	    timeout ? (uint32_t)timeout : limit(proc, "timeout_sec");
+
+	net_sec = axv_object_gets(rc->doc, "network");
+	mode = axv_str(axv_object_gets(net_sec, "mode"));
+	if (strcmp(mode, "proxy") == 0) {
+		fprintf(stderr,
+		    "axgate run: the policy's network.mode is 'proxy', and "
+		    "this version of axgate run does not start the proxy "
+		    "yet; refusing to run the job with less isolation or "
+		    "less audit than the policy asks for.  Use a policy with "
+		    "network.mode: block (for example "
+		    "contrib/policies/minimal.yaml), or axgate serve.\n");
+		emit_launch(writer, rc, argv, 0, true,
+		    "network mode proxy is not available in axgate run");
+		status = SBX_EXIT_REFUSED;
+		goto out;
+	}
+	if (strcmp(mode, "block") == 0) {
+		struct ns_config nc = { .mode = NS_MODE_BLOCK };
+
+		/* Remove what killed launchers left behind. */
+		if (ns_sweep(err, sizeof(err)) < 0)
+			axg_warn("sweep of leftover job networks: %s", err);
+		net = ns_job_net_new(&nc, err, sizeof(err));
+		if (net == NULL) {
+			fprintf(stderr, "axgate run: network: %s\n", err);
+			emit_launch(writer, rc, argv, 0, true, err);
+			status = SBX_EXIT_SETUP;
+			goto out;
+		}
+		spec.netns_fd = ns_job_net_fd(net);
+		spec.block_network = true;
+	} else {
+		axg_warn("network.mode is 'allow': the job's network traffic "
+			 "is NOT gated (development only)");
+	}
+
+	status = sbx_spawn(&spec, &job, err, sizeof(err));
+	if (status != 0) {
+		fprintf(stderr, "axgate run: %s\n", err);
+		emit_launch(writer, rc, argv, 0, true, err);
+		goto out;
+	}
+	emit_launch(writer, rc, argv, sbx_job_pid(job), false, NULL);
+	status = sbx_wait(job, &res);
+	emit_exit(writer, rc, argv, &res);
+out:
+	sbx_job_free(job);
+	ns_job_net_free(net);
+	ocsf_writer_free(writer);
+	if (rc != NULL) {
+		axv_unref(rc->doc);
+		for (size_t i = 0; i < rc->nowned; i++)
+			free(rc->owned[i]);
+		free(rc);
+	}
+	return status;
 }
 
 const struct axg_cmd axg_cmd_run = {
 	.name = "run",
 	.summary = "run a job behind the egress gate",
 	.usage =
-	    "axgate run [--policy FILE] [--workspace DIR] [--audit FILE] -- "
-	    "COMMAND [ARGS]\n",
+	    "axgate run [--policy FILE] [--workspace DIR] [--audit SINK]... "
+	    "[--user USER] [--timeout SEC] -- COMMAND [ARGS]\n",
 	.run = cmd_run,
 };

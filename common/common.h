@@ -61,7 +61,8 @@ int axg_log_level_parse(const char *s);
 /* Messages go to stderr as "progname: level: message\n", written with one
  * write() so lines from several threads never interleave. */
 void axg_log(enum axg_log_level level, const char *fmt, ...) AXG_PRINTF(2, 3);
-void axg_vlog(enum axg_log_level level, const char *fmt, va_list ap);
+void axg_vlog(enum axg_log_level level, const char *fmt, va_list ap)
+    AXG_PRINTF(2, 0);
 #define axg_err(...)   axg_log(AXG_LOG_ERROR, __VA_ARGS__)
 #define axg_warn(...)  axg_log(AXG_LOG_WARN, __VA_ARGS__)
 #define axg_info(...)  axg_log(AXG_LOG_INFO, __VA_ARGS__)
@@ -98,7 +99,8 @@ int axg_buf_append(struct axg_buf *b, const void *p, size_t n);
 int axg_buf_puts(struct axg_buf *b, const char *s);
 int axg_buf_putc(struct axg_buf *b, char c);
 int axg_buf_printf(struct axg_buf *b, const char *fmt, ...) AXG_PRINTF(2, 3);
-int axg_buf_vprintf(struct axg_buf *b, const char *fmt, va_list ap);
+int axg_buf_vprintf(struct axg_buf *b, const char *fmt, va_list ap)
+    AXG_PRINTF(2, 0);
 /* Remove the first n bytes (all if n >= len). */
 void axg_buf_consume(struct axg_buf *b, size_t n);
 /* Hand the data to the caller (who frees it) and empty the buffer.  Never

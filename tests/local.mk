@@ -14,6 +14,7 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/tap-summary.awk %reldir%/lib.sh
 
 include %reldir%/common.mk
 include %reldir%/cli.mk
+include %reldir%/run.mk
 include %reldir%/policy.mk
 include %reldir%/polfile.mk
 include %reldir%/proxy.mk
