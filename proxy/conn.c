@@ -140,6 +140,29 @@ judge_address(struct px_conn *c, const struct sockaddr *sa, socklen_t salen,
 	int rc;
 
 	memset(&d, 0, sizeof(d));
+	{
+		struct sockaddr_storage tmp;
+
+		/* never dial the proxy itself (a loop), whatever the policy */
+		memset(&tmp, 0, sizeof(tmp));
+		memcpy(&tmp, sa, salen);
+		if (sa->sa_family == AF_INET)
+			((struct sockaddr_in *)&tmp)->sin_port =
+			    htons(c->target.port);
+		else
+			((struct sockaddr_in6 *)&tmp)->sin6_port =
+			    htons(c->target.port);
+		if (px_is_self(px, (struct sockaddr *)&tmp)) {
+			d.allow = false;
+			axg_strlcpy(d.rule, "self", sizeof(d.rule));
+			axg_strlcpy(d.reason, "the proxy's own listener",
+			    sizeof(d.reason));
+			if (!*denied)
+				*first_deny = d;
+			*denied = true;
+			return 0;
+		}
+	}
 	if (px->dec.decide_address == NULL) {
 		axg_strlcpy(d.reason, "no address policy", sizeof(d.reason));
 		rc = 0;

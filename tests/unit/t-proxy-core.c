@@ -55,6 +55,7 @@ static int dns_queries[16];  /* A queries per name index */
 
 static int echo_port, tls_port, http_port, dns_port, px_port, pxb_port;
 static int https_port; /* openssl s_server with a test CA */
+static int px6_port;   /* the proxy's listener on [::1], 0 if none */
 
 static void
 on_record(void *arg, const struct px_audit_record *r)
@@ -137,7 +138,8 @@ static int
 port_allowed(const struct px_hostport *t)
 {
 	return t->port == echo_port || t->port == tls_port ||
-	    t->port == http_port || (https_port != 0 && t->port == https_port);
+	    t->port == http_port ||
+	    (https_port != 0 && t->port == https_port) || t->port == px_port;
 }
 
 static const char *const allowed_hosts[] = { "allowed.test", "rebind.test",
@@ -655,6 +657,19 @@ test_connect_refusals(void)
 	    "CONNECT 127.0.0.3:%d HTTP/1.1\r\nHost: x\r\n\r\n", echo_port);
 	run_refusal("CONNECT literal address not listed", req, 403, "connect",
 	    "policy_denied", PX_AUDIT_CONNECT);
+	snprintf(req, sizeof(req),
+	    "CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: x\r\n\r\n", px_port);
+	run_refusal("CONNECT to the proxy itself", req, 403, "address",
+	    "\"rule\":\"self\"", PX_AUDIT_CONNECT);
+	snprintf(req, sizeof(req),
+	    "CONNECT 0x7f.1:%d HTTP/1.1\r\nHost: x\r\n\r\n", px_port);
+	run_refusal("CONNECT to the proxy itself, legacy spelling", req, 403,
+	    "address", "\"rule\":\"self\"", PX_AUDIT_CONNECT);
+	snprintf(req, sizeof(req),
+	    "GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n",
+	    px_port, px_port);
+	run_refusal("absolute-form request to the proxy's own address", req,
+	    403, "address", "\"rule\":\"self\"", PX_AUDIT_HTTP);
 	snprintf(req, sizeof(req),
 	    "CONNECT mixed.test:%d HTTP/1.1\r\nHost: x\r\n\r\n", echo_port);
 	run_refusal("name with a mixed answer", req, 403, "address",
@@ -1396,6 +1411,43 @@ test_matrix(bool tls_ready)
 }
 
 static void
+test_ipv6_listener(void)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+	struct timeval tv = { 3, 0 };
+	char req[256], buf[2048];
+	int fd, how, base_recs;
+
+	if (px6_port == 0) {
+		tap_skip("IPv6 listener", "no ::1 on this machine");
+		tap_skip("IPv6 listener record", "no ::1 on this machine");
+		return;
+	}
+	base_recs = get_int(&nrecs);
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	s6.sin6_port = htons((uint16_t)px6_port);
+	s6.sin6_addr = in6addr_loopback;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&s6, sizeof(s6)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	snprintf(req, sizeof(req),
+	    "CONNECT [::1]:%d HTTP/1.1\r\nHost: [::1]:%d\r\n\r\n", echo_port,
+	    echo_port);
+	if (fd >= 0) {
+		cli_sends(fd, req);
+		cli_read_all(fd, buf, sizeof(buf), &how);
+		close(fd);
+	} else {
+		buf[0] = '\0';
+	}
+	is_int(status_of(buf), 403, "IPv6 listener: CONNECT [::1] denied");
+	records_since(base_recs, 1);
+	is_str(rec_at(base_recs).host, "::1", "IPv6 listener: canonical host");
+}
+
+static void
 test_limits(void)
 {
 	int a, b, c, how, base_recs;
@@ -1510,6 +1562,15 @@ main(void)
 	if (px == NULL || px_proxy_listen(px, &ss, err, sizeof(err)) != 0)
 		tap_skip_all("cannot start the proxy");
 	px_port = ntohs(sin->sin_port);
+	{
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		memset(&ss, 0, sizeof(ss));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_loopback;
+		if (px_proxy_listen(px, &ss, err, sizeof(err)) == 0)
+			px6_port = ntohs(s6->sin6_port);
+	}
 
 	cfgb = cfg;
 	cfgb.max_conns_per_client = 2;
@@ -1531,6 +1592,7 @@ main(void)
 	test_curl();
 	test_https(https_ready);
 	test_matrix(https_ready);
+	test_ipv6_listener();
 	test_limits();
 	event_base_loopbreak(base);
 	pthread_join(th, NULL);
