@@ -1098,6 +1098,45 @@ test_http(void)
 	run_refusal("GET literal internal address", req, 403, "http",
 	    "policy_denied", PX_AUDIT_HTTP);
 
+	/* body limits and framing errors inside the body */
+	snprintf(req, sizeof(req),
+	    "POST http://allowed.test:%d/cl HTTP/1.1\r\nHost: "
+	    "allowed.test:%d\r\nContent-Length: 2000000\r\n\r\nxx",
+	    http_port, http_port);
+	run_refusal("Content-Length over the body limit", req, 413, "limit",
+	    "body_too_large", PX_AUDIT_HTTP);
+	base_recs = get_int(&nrecs);
+	snprintf(req, sizeof(req),
+	    "POST http://allowed.test:%d/cl HTTP/1.1\r\nHost: "
+	    "allowed.test:%d\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "ffffffffffffffff1\r\nx\r\n0\r\n\r\n",
+	    http_port, http_port);
+	is_int(roundtrip(px_port, req, buf, sizeof(buf), &closed), 400,
+	    "chunk size overflow in a streamed body: 400");
+	ok(closed, "chunk size overflow: connection closed");
+	is_int(records_since(base_recs, 1), 1, "chunk overflow: one record");
+
+	/* two pipelined requests, both allowed, answered in order */
+	base_recs = get_int(&nrecs);
+	h0 = get_int(&http_accepts);
+	snprintf(req, sizeof(req),
+	    "GET http://allowed.test:%d/chunked HTTP/1.1\r\nHost: "
+	    "allowed.test:%d\r\n\r\n"
+	    "GET http://allowed.test:%d/cl HTTP/1.1\r\nHost: "
+	    "allowed.test:%d\r\nConnection: close\r\n\r\n",
+	    http_port, http_port, http_port, http_port);
+	is_int(roundtrip(px_port, req, buf, sizeof(buf), &closed), 200,
+	    "pipelined: first answer 200");
+	{
+		const char *second = strstr(buf, "0\r\n\r\nHTTP/1.1 200");
+
+		ok(second != NULL && strstr(second, "hello") != NULL && closed,
+		    "pipelined: second answer follows, then close");
+	}
+	is_int(records_since(base_recs, 2), 2, "pipelined: two records");
+	is_int(get_int(&http_accepts), h0 + 2,
+	    "pipelined: each request its own upstream");
+
 	/* the scan hook blocks a body */
 	base_recs = get_int(&nrecs);
 	snprintf(req, sizeof(req),
@@ -1549,6 +1588,7 @@ main(void)
 	px_config_default(&cfg);
 	snprintf(cfg.resolver, sizeof(cfg.resolver), "127.0.0.1:%d", dns_port);
 	cfg.dns_timeout_ms = 800;
+	cfg.max_request_body = 1024 * 1024;
 	cfg.connect_timeout_ms = 1000;
 	cfg.tls_ports[0] = (uint16_t)tls_port;
 	cfg.tls_ports[1] = 0;
