@@ -211,6 +211,24 @@ judged(struct px_conn *c, const struct px_decision *d, bool denied)
 	dial_next(c);
 }
 
+/* Same family and address (ports ignored)? */
+static bool
+same_addr(const struct sockaddr_storage *a, const struct sockaddr *b)
+{
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (b->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)(const void *)a)
+				   ->sin_addr,
+			   &((const struct sockaddr_in *)(const void *)b)
+				->sin_addr,
+			   4) == 0;
+	return memcmp(&((const struct sockaddr_in6 *)(const void *)a)
+			   ->sin6_addr,
+		   &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr,
+		   16) == 0;
+}
+
 static void
 dns_cb(int result, struct evutil_addrinfo *res, void *arg)
 {
@@ -249,8 +267,7 @@ dns_cb(int result, struct evutil_addrinfo *res, void *arg)
 		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
 			continue;
 		for (unsigned k = 0; k < c->naddrs && !dup; k++)
-			dup = memcmp(&c->addrs[k], ai->ai_addr,
-				  ai->ai_addrlen) == 0;
+			dup = same_addr(&c->addrs[k], ai->ai_addr);
 		if (dup)
 			continue;
 		judge_address(c, ai->ai_addr, (socklen_t)ai->ai_addrlen, &first,

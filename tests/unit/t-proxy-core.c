@@ -1002,6 +1002,13 @@ test_http(void)
 	like_str(buf, "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
 	    "chunked response relayed");
 	snprintf(req, sizeof(req),
+	    "GET http://allowed.test:%d/chunked HTTP/1.0\r\n\r\n", http_port);
+	is_int(roundtrip(px_port, req, buf, sizeof(buf), &closed), 200,
+	    "HTTP/1.0 client, chunked upstream answer: 200");
+	ok(strstr(buf, "\r\n\r\nhello world") != NULL &&
+		strstr(buf, "Transfer-Encoding") == NULL && closed,
+	    "HTTP/1.0 client gets the body decoded, delimited by the close");
+	snprintf(req, sizeof(req),
 	    "GET http://allowed.test:%d/eof HTTP/1.1\r\nHost: "
 	    "allowed.test:%d\r\n\r\n",
 	    http_port, http_port);
