@@ -609,7 +609,11 @@ px_conn_timer_fired(struct px_conn *c)
 			(uint64_t)px->cfg.lifetime_ms * 1000000) {
 			axg_strlcpy(c->reason, "lifetime reached",
 			    sizeof(c->reason));
-			px_conn_free(c);
+			if (c->state == PX_ST_TUNNEL || c->state == PX_ST_SNI)
+				finish_tunnel(c, PX_OUTCOME_ALLOWED,
+				    "lifetime");
+			else
+				px_conn_free(c);
 			return;
 		}
 		idle_ns = (uint64_t)px->cfg.idle_timeout_ms * 1000000;

@@ -40,7 +40,8 @@ struct rec {
 	enum px_audit_kind kind;
 	enum px_outcome outcome;
 	int status;
-	char stage[16], rule[64], reason[160], host[256], method[16], sni[256];
+	char stage[16], rule[64], reason[160], host[256], method[16], sni[256],
+	    upstream[64];
 	uint16_t port;
 	bool dialed;
 	uint64_t up, down;
@@ -77,6 +78,11 @@ on_record(void *arg, const struct px_audit_record *r)
 		axg_strlcpy(o->sni, r->sni, sizeof(o->sni));
 		o->port = r->port;
 		o->dialed = r->dialed;
+		if (r->upstream != NULL)
+			px_addr_str(r->upstream, o->upstream,
+			    sizeof(o->upstream));
+		else
+			o->upstream[0] = '\0';
 		o->up = r->bytes_up;
 		o->down = r->bytes_down;
 	}
@@ -728,11 +734,13 @@ test_connect_refusals(void)
 	}
 }
 
+static int tunnel_proxy_port; /* 0: px_port */
+
 static int
 open_tunnel(const char *host, int port, char *head, size_t cap)
 {
 	char req[512];
-	int fd = cli_connect(px_port);
+	int fd = cli_connect(tunnel_proxy_port ? tunnel_proxy_port : px_port);
 
 	if (fd < 0)
 		return -1;
@@ -813,6 +821,8 @@ test_tunnels(void)
 	    "retry used the same answer (one A query)");
 	close(fd);
 	is_int(records_since(base_recs, 1), 1, "retry: exactly one record");
+	is_str(rec_at(base_recs).upstream, "127.0.0.1",
+	    "retry: the record names the judged address that answered");
 	is_int(get_int(&echo_accepts), e0 + 1, "retry: dialed the echo once");
 
 	/* a bigger transfer: backpressure keeps it flowing */
@@ -930,7 +940,8 @@ sni_case(const char *name, const char *sni, const char *raw, bool want_ok)
 		close(fd);
 		records_since(base_recs, 1);
 		r = rec_at(base_recs);
-		ok(r.outcome == PX_OUTCOME_ALLOWED && strcmp(r.sni, sni) == 0,
+		ok(r.outcome == PX_OUTCOME_ALLOWED &&
+			strcmp(r.sni, sni ? sni : "") == 0,
 		    "%s: allowed record with the SNI", name);
 		return;
 	}
@@ -954,6 +965,13 @@ test_sni(void)
 	sni_case("SNI an IP literal", "127.0.0.1", NULL, false);
 	sni_case("plain HTTP on a TLS port", NULL,
 	    "GET / HTTP/1.1\r\nHost: x\r\n\r\n", false);
+	/* proxy B runs sni_mode MATCH_IF_SET */
+	tunnel_proxy_port = pxb_port;
+	sni_case("match-if-set: SNI absent allowed", NULL, NULL, true);
+	sni_case("match-if-set: SNI mismatch", "evil.test", NULL, false);
+	sni_case("match-if-set: plain HTTP", NULL,
+	    "GET / HTTP/1.1\r\nHost: x\r\n\r\n", false);
+	tunnel_proxy_port = 0;
 }
 
 static void
@@ -1547,6 +1565,33 @@ test_limits(void)
 		r = rec_at(base_recs);
 		is_str(r.stage, "idle", "idle: stage");
 	}
+	/* a busy tunnel still ends at its lifetime */
+	{
+		char req[256], head[512];
+		int fd = cli_connect(pxb_port), rounds = 0;
+		uint64_t t0 = axg_monotonic_ns();
+		bool open = true;
+
+		base_recs = get_int(&nrecs);
+		snprintf(req, sizeof(req),
+		    "CONNECT allowed.test:%d HTTP/1.1\r\nHost: x\r\n\r\n",
+		    echo_port);
+		cli_sends(fd, req);
+		cli_read_head(fd, head, sizeof(head));
+		while (open && rounds++ < 40) {
+			ssize_t rr;
+
+			cli_sends(fd, "x");
+			rr = recv(fd, buf, sizeof(buf), 0);
+			open = rr > 0;
+			msleep(50);
+		}
+		ok(!open && axg_monotonic_ns() - t0 < 1500000000ull,
+		    "busy tunnel closed at its lifetime");
+		close(fd);
+		is_int(records_since(base_recs, 1), 1, "lifetime: one record");
+		is_str(rec_at(base_recs).stage, "lifetime", "lifetime: stage");
+	}
 }
 
 int
@@ -1623,6 +1668,8 @@ main(void)
 	cfgb.max_conns_per_client = 2;
 	cfgb.head_timeout_ms = 300;
 	cfgb.idle_timeout_ms = 300;
+	cfgb.sni_mode = PX_SNI_MATCH_IF_SET;
+	cfgb.lifetime_ms = 800;
 	pxb = px_proxy_new(base, &cfgb, &dec, &audit, NULL, err, sizeof(err));
 	memset(&ss, 0, sizeof(ss));
 	sin->sin_family = AF_INET;
