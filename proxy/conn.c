@@ -24,8 +24,6 @@
 static void up_eventcb(struct bufferevent *bev, short what, void *arg);
 static void dial_next(struct px_conn *c);
 
-#define parse_error_stage() "parse"
-
 /* ---- the head ---- */
 
 static void
@@ -75,8 +73,7 @@ on_connect_head(struct px_conn *c, const struct px_request *req)
 	c->is_connect = true;
 	if (px_host_parse_authority(req->authority, req->authority_len, 0,
 		&c->target, err, sizeof(err)) != 0) {
-		px_conn_refuse(c, PX_OUTCOME_ERROR, 400, parse_error_stage(),
-		    err);
+		px_conn_refuse(c, PX_OUTCOME_ERROR, 400, "parse", err);
 		return;
 	}
 	memset(&d, 0, sizeof(d));
@@ -112,8 +109,7 @@ px_conn_on_head(struct px_conn *c)
 	evtimer_del(c->timer);
 	begin_request(c);
 	if (rc < 0) {
-		px_conn_refuse(c, PX_OUTCOME_ERROR, status, parse_error_stage(),
-		    err);
+		px_conn_refuse(c, PX_OUTCOME_ERROR, status, "parse", err);
 		return;
 	}
 	if (req.is_connect) {
