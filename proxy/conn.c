@@ -24,8 +24,6 @@
 static void up_eventcb(struct bufferevent *bev, short what, void *arg);
 static void dial_next(struct px_conn *c);
 
-#define parse_error_stage() "parse"
-
 /* ---- the head ---- */
 
 static void
@@ -75,8 +73,7 @@ on_connect_head(struct px_conn *c, const struct px_request *req)
 	c->is_connect = true;
 	if (px_host_parse_authority(req->authority, req->authority_len, 0,
 		&c->target, err, sizeof(err)) != 0) {
-		px_conn_refuse(c, PX_OUTCOME_ERROR, 400, parse_error_stage(),
-		    err);
+		px_conn_refuse(c, PX_OUTCOME_ERROR, 400, "parse", err);
 		return;
 	}
 	memset(&d, 0, sizeof(d));
@@ -112,8 +109,7 @@ px_conn_on_head(struct px_conn *c)
 	evtimer_del(c->timer);
 	begin_request(c);
 	if (rc < 0) {
-		px_conn_refuse(c, PX_OUTCOME_ERROR, status, parse_error_stage(),
-		    err);
+		px_conn_refuse(c, PX_OUTCOME_ERROR, status, "parse", err);
 		return;
 	}
 	if (req.is_connect) {
@@ -140,6 +136,29 @@ judge_address(struct px_conn *c, const struct sockaddr *sa, socklen_t salen,
 	int rc;
 
 	memset(&d, 0, sizeof(d));
+	{
+		struct sockaddr_storage tmp;
+
+		/* never dial the proxy itself (a loop), whatever the policy */
+		memset(&tmp, 0, sizeof(tmp));
+		memcpy(&tmp, sa, salen);
+		if (sa->sa_family == AF_INET)
+			((struct sockaddr_in *)&tmp)->sin_port =
+			    htons(c->target.port);
+		else
+			((struct sockaddr_in6 *)&tmp)->sin6_port =
+			    htons(c->target.port);
+		if (px_is_self(px, (struct sockaddr *)&tmp)) {
+			d.allow = false;
+			axg_strlcpy(d.rule, "self", sizeof(d.rule));
+			axg_strlcpy(d.reason, "the proxy's own listener",
+			    sizeof(d.reason));
+			if (!*denied)
+				*first_deny = d;
+			*denied = true;
+			return 0;
+		}
+	}
 	if (px->dec.decide_address == NULL) {
 		axg_strlcpy(d.reason, "no address policy", sizeof(d.reason));
 		rc = 0;
@@ -188,6 +207,24 @@ judged(struct px_conn *c, const struct px_decision *d, bool denied)
 	dial_next(c);
 }
 
+/* Same family and address (ports ignored)? */
+static bool
+same_addr(const struct sockaddr_storage *a, const struct sockaddr *b)
+{
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (b->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)(const void *)a)
+				   ->sin_addr,
+			   &((const struct sockaddr_in *)(const void *)b)
+				->sin_addr,
+			   4) == 0;
+	return memcmp(&((const struct sockaddr_in6 *)(const void *)a)
+			   ->sin6_addr,
+		   &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr,
+		   16) == 0;
+}
+
 static void
 dns_cb(int result, struct evutil_addrinfo *res, void *arg)
 {
@@ -226,8 +263,7 @@ dns_cb(int result, struct evutil_addrinfo *res, void *arg)
 		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
 			continue;
 		for (unsigned k = 0; k < c->naddrs && !dup; k++)
-			dup = memcmp(&c->addrs[k], ai->ai_addr,
-				  ai->ai_addrlen) == 0;
+			dup = same_addr(&c->addrs[k], ai->ai_addr);
 		if (dup)
 			continue;
 		judge_address(c, ai->ai_addr, (socklen_t)ai->ai_addrlen, &first,
@@ -569,7 +605,11 @@ px_conn_timer_fired(struct px_conn *c)
 			(uint64_t)px->cfg.lifetime_ms * 1000000) {
 			axg_strlcpy(c->reason, "lifetime reached",
 			    sizeof(c->reason));
-			px_conn_free(c);
+			if (c->state == PX_ST_TUNNEL || c->state == PX_ST_SNI)
+				finish_tunnel(c, PX_OUTCOME_ALLOWED,
+				    "lifetime");
+			else
+				px_conn_free(c);
 			return;
 		}
 		idle_ns = (uint64_t)px->cfg.idle_timeout_ms * 1000000;

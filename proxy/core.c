@@ -626,8 +626,66 @@ add_listener(struct px_proxy *px, evutil_socket_t fd, char *err, size_t errlen)
 	if (l == NULL)
 		return axg_seterr(err, errlen, "proxy: cannot listen");
 	evconnlistener_set_error_cb(l, accept_error_cb);
+	{
+		socklen_t len = sizeof(px->listen_addrs[0]);
+
+		memset(&px->listen_addrs[px->nlisteners], 0, len);
+		getsockname(fd,
+		    (struct sockaddr *)&px->listen_addrs[px->nlisteners], &len);
+	}
 	px->listeners[px->nlisteners++] = l;
 	return 0;
+}
+
+static bool
+addr_port(const struct sockaddr *sa, const void **addr, size_t *alen,
+    uint16_t *port)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)sa;
+
+		*addr = &s4->sin_addr;
+		*alen = 4;
+		*port = ntohs(s4->sin_port);
+		return true;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+
+		*addr = &s6->sin6_addr;
+		*alen = 16;
+		*port = ntohs(s6->sin6_port);
+		return true;
+	}
+	return false;
+}
+
+bool
+px_is_self(const struct px_proxy *px, const struct sockaddr *sa)
+{
+	const void *a, *la;
+	size_t al, lal;
+	uint16_t port, lport;
+	static const uint8_t zero[16];
+
+	if (!addr_port(sa, &a, &al, &port))
+		return false;
+	for (int i = 0; i < px->nlisteners; i++) {
+		const struct sockaddr *l =
+		    (const struct sockaddr *)&px->listen_addrs[i];
+
+		if (!addr_port(l, &la, &lal, &lport) || lport != port)
+			continue;
+		if (lal == al && memcmp(la, a, al) == 0)
+			return true;
+		/* a wildcard listener answers on every local address; the
+		 * loopback ones at least are certainly ours */
+		if (memcmp(la, zero, lal) == 0 &&
+		    (px_addr_classify(sa) == PX_ADDR_LOOPBACK ||
+			px_addr_classify(sa) == PX_ADDR_UNSPECIFIED))
+			return true;
+	}
+	return false;
 }
 
 int

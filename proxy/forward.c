@@ -22,6 +22,7 @@ struct px_fwd {
 	char *path;
 	bool is_head;
 	bool keep_alive; /* the client's wish */
+	bool client_10;	 /* an HTTP/1.0 client: no chunked answers */
 	struct evbuffer *head_out;
 	enum px_body_kind req_kind;
 	uint64_t req_left;
@@ -119,6 +120,7 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 				    : axg_strndup(req->target, req->target_len);
 	f->is_head = strcmp(f->method, "HEAD") == 0;
 	f->keep_alive = req->keep_alive;
+	f->client_10 = req->version_minor == 0;
 	f->req_kind = req->body;
 	f->req_left = req->content_length;
 
@@ -446,7 +448,8 @@ send_resp_head(struct px_conn *c, const char *p, const struct px_response *r)
 	f->resp_status = r->status;
 	f->resp_kind = r->body;
 	f->resp_left = r->content_length;
-	f->resp_keep = f->keep_alive && r->body != PX_BODY_CLOSE;
+	f->resp_keep = f->keep_alive && r->body != PX_BODY_CLOSE &&
+	    !(f->client_10 && r->body == PX_BODY_CHUNKED);
 	evbuffer_add(out, "HTTP/1.1", 8);
 	evbuffer_add(out, p + 8, (size_t)(eol - p) - 8);
 	evbuffer_add(out, "\r\n", 2);
@@ -454,6 +457,11 @@ send_resp_head(struct px_conn *c, const char *p, const struct px_response *r)
 		const struct px_header *h = &r->headers[i];
 
 		if (hop(h, r->headers, r->nheaders))
+			continue;
+		/* an HTTP/1.0 client gets the body decoded, delimited by
+		 * the close */
+		if (f->client_10 && r->body == PX_BODY_CHUNKED &&
+		    name_is(h, "transfer-encoding"))
 			continue;
 		evbuffer_add(out, h->name, h->name_len);
 		evbuffer_add(out, ": ", 2);
@@ -470,6 +478,12 @@ send_resp_head(struct px_conn *c, const char *p, const struct px_response *r)
 	return 0;
 }
 
+static int
+add_decoded(void *arg, const char *p, size_t n)
+{
+	return evbuffer_add(arg, p, n);
+}
+
 static void
 resp_body(struct px_conn *c)
 {
@@ -479,6 +493,7 @@ resp_body(struct px_conn *c)
 	size_t avail = evbuffer_get_length(in), take = 0;
 	uint64_t max = c->px->cfg.max_response_body;
 	size_t hwm = c->px->cfg.tunnel_high_watermark;
+	bool decoded = false;
 
 	if (f->resp_kind == PX_BODY_LENGTH) {
 		take = avail < f->resp_left ? avail : (size_t)f->resp_left;
@@ -496,7 +511,8 @@ resp_body(struct px_conn *c)
 			size_t used;
 
 			rc = px_chunked_feed(&f->resp_ch, vec[i].iov_base,
-			    vec[i].iov_len, &used, NULL, NULL, err,
+			    vec[i].iov_len, &used,
+			    f->client_10 ? add_decoded : NULL, out, err,
 			    sizeof(err));
 			take += used;
 		}
@@ -507,6 +523,7 @@ resp_body(struct px_conn *c)
 		}
 		if (rc == 1)
 			f->resp_done = true;
+		decoded = f->client_10; /* already added to out */
 	} else if (f->resp_kind == PX_BODY_CLOSE) {
 		take = avail;
 	}
@@ -518,7 +535,10 @@ resp_body(struct px_conn *c)
 	}
 	c->bytes_down += take;
 	c->px->stats.bytes_down += take;
-	evbuffer_remove_buffer(in, out, take);
+	if (decoded)
+		evbuffer_drain(in, take);
+	else
+		evbuffer_remove_buffer(in, out, take);
 	if (f->resp_done) {
 		fwd_finish(c);
 		return;

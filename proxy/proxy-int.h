@@ -53,6 +53,7 @@ struct px_proxy {
 	struct px_scan_hook scan;
 	bool has_audit, has_scan;
 	struct evconnlistener *listeners[PX_MAX_LISTENERS];
+	struct sockaddr_storage listen_addrs[PX_MAX_LISTENERS];
 	int nlisteners;
 	TAILQ_HEAD(, px_conn) conns;
 	struct px_client *clients[PX_CLIENT_BUCKETS];
@@ -132,6 +133,9 @@ void px_fwd_upstream_writecb(struct bufferevent *bev, void *arg);
 void px_fwd_upstream_eventcb(struct bufferevent *bev, short what, void *arg);
 void px_fwd_client_writecb(struct px_conn *c);
 void px_fwd_client_event(struct px_conn *c, short what);
+
+/* Is sa (with port) one of the proxy's own listeners? */
+bool px_is_self(const struct px_proxy *px, const struct sockaddr *sa);
 
 /* json.c */
 void px_json_string(struct evbuffer *out, const char *s);

@@ -410,7 +410,8 @@ struct px_stats {
 /*
  * Create a proxy on base.  The hooks are copied (the structs, not what
  * arg points to, which must outlive the proxy).  audit and scan may be
- * NULL.  Returns NULL with err set on failure.
+ * NULL.  Returns NULL with err set on failure.  libevent's own log
+ * messages (evdns's among them) are routed through axg_log from then on.
  */
 struct px_proxy *
 px_proxy_new(struct event_base *base, const struct px_config *cfg,

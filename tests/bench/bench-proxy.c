@@ -594,6 +594,11 @@ main(int argc, char **argv)
 	pthread_create(&th, NULL, proxy_main, NULL);
 	/* the CONNECTs name 127.0.0.1, so no DNS is involved */
 	printf("bench-proxy: loopback, proxy on one event-loop thread\n");
+#if defined(__SANITIZE_ADDRESS__)
+	printf("note: built with AddressSanitizer: timings are slower and the "
+	       "memory figures are not meaningful; configure without "
+	       "--enable-sanitizers for real figures\n");
+#endif
 
 	{
 		static const unsigned levels[] = { 1, 16, 64 };

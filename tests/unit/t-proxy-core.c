@@ -40,7 +40,8 @@ struct rec {
 	enum px_audit_kind kind;
 	enum px_outcome outcome;
 	int status;
-	char stage[16], rule[64], reason[160], host[256], method[16], sni[256];
+	char stage[16], rule[64], reason[160], host[256], method[16], sni[256],
+	    upstream[64];
 	uint16_t port;
 	bool dialed;
 	uint64_t up, down;
@@ -55,6 +56,7 @@ static int dns_queries[16];  /* A queries per name index */
 
 static int echo_port, tls_port, http_port, dns_port, px_port, pxb_port;
 static int https_port; /* openssl s_server with a test CA */
+static int px6_port;   /* the proxy's listener on [::1], 0 if none */
 
 static void
 on_record(void *arg, const struct px_audit_record *r)
@@ -76,6 +78,11 @@ on_record(void *arg, const struct px_audit_record *r)
 		axg_strlcpy(o->sni, r->sni, sizeof(o->sni));
 		o->port = r->port;
 		o->dialed = r->dialed;
+		if (r->upstream != NULL)
+			px_addr_str(r->upstream, o->upstream,
+			    sizeof(o->upstream));
+		else
+			o->upstream[0] = '\0';
 		o->up = r->bytes_up;
 		o->down = r->bytes_down;
 	}
@@ -137,7 +144,8 @@ static int
 port_allowed(const struct px_hostport *t)
 {
 	return t->port == echo_port || t->port == tls_port ||
-	    t->port == http_port || (https_port != 0 && t->port == https_port);
+	    t->port == http_port ||
+	    (https_port != 0 && t->port == https_port) || t->port == px_port;
 }
 
 static const char *const allowed_hosts[] = { "allowed.test", "rebind.test",
@@ -656,6 +664,19 @@ test_connect_refusals(void)
 	run_refusal("CONNECT literal address not listed", req, 403, "connect",
 	    "policy_denied", PX_AUDIT_CONNECT);
 	snprintf(req, sizeof(req),
+	    "CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: x\r\n\r\n", px_port);
+	run_refusal("CONNECT to the proxy itself", req, 403, "address",
+	    "\"rule\":\"self\"", PX_AUDIT_CONNECT);
+	snprintf(req, sizeof(req),
+	    "CONNECT 0x7f.1:%d HTTP/1.1\r\nHost: x\r\n\r\n", px_port);
+	run_refusal("CONNECT to the proxy itself, legacy spelling", req, 403,
+	    "address", "\"rule\":\"self\"", PX_AUDIT_CONNECT);
+	snprintf(req, sizeof(req),
+	    "GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n",
+	    px_port, px_port);
+	run_refusal("absolute-form request to the proxy's own address", req,
+	    403, "address", "\"rule\":\"self\"", PX_AUDIT_HTTP);
+	snprintf(req, sizeof(req),
 	    "CONNECT mixed.test:%d HTTP/1.1\r\nHost: x\r\n\r\n", echo_port);
 	run_refusal("name with a mixed answer", req, 403, "address",
 	    "127.0.0.3 is loopback", PX_AUDIT_CONNECT);
@@ -713,11 +734,13 @@ test_connect_refusals(void)
 	}
 }
 
+static int tunnel_proxy_port; /* 0: px_port */
+
 static int
 open_tunnel(const char *host, int port, char *head, size_t cap)
 {
 	char req[512];
-	int fd = cli_connect(px_port);
+	int fd = cli_connect(tunnel_proxy_port ? tunnel_proxy_port : px_port);
 
 	if (fd < 0)
 		return -1;
@@ -798,6 +821,8 @@ test_tunnels(void)
 	    "retry used the same answer (one A query)");
 	close(fd);
 	is_int(records_since(base_recs, 1), 1, "retry: exactly one record");
+	is_str(rec_at(base_recs).upstream, "127.0.0.1",
+	    "retry: the record names the judged address that answered");
 	is_int(get_int(&echo_accepts), e0 + 1, "retry: dialed the echo once");
 
 	/* a bigger transfer: backpressure keeps it flowing */
@@ -915,7 +940,8 @@ sni_case(const char *name, const char *sni, const char *raw, bool want_ok)
 		close(fd);
 		records_since(base_recs, 1);
 		r = rec_at(base_recs);
-		ok(r.outcome == PX_OUTCOME_ALLOWED && strcmp(r.sni, sni) == 0,
+		ok(r.outcome == PX_OUTCOME_ALLOWED &&
+			strcmp(r.sni, sni ? sni : "") == 0,
 		    "%s: allowed record with the SNI", name);
 		return;
 	}
@@ -939,6 +965,13 @@ test_sni(void)
 	sni_case("SNI an IP literal", "127.0.0.1", NULL, false);
 	sni_case("plain HTTP on a TLS port", NULL,
 	    "GET / HTTP/1.1\r\nHost: x\r\n\r\n", false);
+	/* proxy B runs sni_mode MATCH_IF_SET */
+	tunnel_proxy_port = pxb_port;
+	sni_case("match-if-set: SNI absent allowed", NULL, NULL, true);
+	sni_case("match-if-set: SNI mismatch", "evil.test", NULL, false);
+	sni_case("match-if-set: plain HTTP", NULL,
+	    "GET / HTTP/1.1\r\nHost: x\r\n\r\n", false);
+	tunnel_proxy_port = 0;
 }
 
 static void
@@ -986,6 +1019,13 @@ test_http(void)
 	    "chunked response: 200");
 	like_str(buf, "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
 	    "chunked response relayed");
+	snprintf(req, sizeof(req),
+	    "GET http://allowed.test:%d/chunked HTTP/1.0\r\n\r\n", http_port);
+	is_int(roundtrip(px_port, req, buf, sizeof(buf), &closed), 200,
+	    "HTTP/1.0 client, chunked upstream answer: 200");
+	ok(strstr(buf, "\r\n\r\nhello world") != NULL &&
+		strstr(buf, "Transfer-Encoding") == NULL && closed,
+	    "HTTP/1.0 client gets the body decoded, delimited by the close");
 	snprintf(req, sizeof(req),
 	    "GET http://allowed.test:%d/eof HTTP/1.1\r\nHost: "
 	    "allowed.test:%d\r\n\r\n",
@@ -1082,6 +1122,45 @@ test_http(void)
 	    http_port, http_port);
 	run_refusal("GET literal internal address", req, 403, "http",
 	    "policy_denied", PX_AUDIT_HTTP);
+
+	/* body limits and framing errors inside the body */
+	snprintf(req, sizeof(req),
+	    "POST http://allowed.test:%d/cl HTTP/1.1\r\nHost: "
+	    "allowed.test:%d\r\nContent-Length: 2000000\r\n\r\nxx",
+	    http_port, http_port);
+	run_refusal("Content-Length over the body limit", req, 413, "limit",
+	    "body_too_large", PX_AUDIT_HTTP);
+	base_recs = get_int(&nrecs);
+	snprintf(req, sizeof(req),
+	    "POST http://allowed.test:%d/cl HTTP/1.1\r\nHost: "
+	    "allowed.test:%d\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "ffffffffffffffff1\r\nx\r\n0\r\n\r\n",
+	    http_port, http_port);
+	is_int(roundtrip(px_port, req, buf, sizeof(buf), &closed), 400,
+	    "chunk size overflow in a streamed body: 400");
+	ok(closed, "chunk size overflow: connection closed");
+	is_int(records_since(base_recs, 1), 1, "chunk overflow: one record");
+
+	/* two pipelined requests, both allowed, answered in order */
+	base_recs = get_int(&nrecs);
+	h0 = get_int(&http_accepts);
+	snprintf(req, sizeof(req),
+	    "GET http://allowed.test:%d/chunked HTTP/1.1\r\nHost: "
+	    "allowed.test:%d\r\n\r\n"
+	    "GET http://allowed.test:%d/cl HTTP/1.1\r\nHost: "
+	    "allowed.test:%d\r\nConnection: close\r\n\r\n",
+	    http_port, http_port, http_port, http_port);
+	is_int(roundtrip(px_port, req, buf, sizeof(buf), &closed), 200,
+	    "pipelined: first answer 200");
+	{
+		const char *second = strstr(buf, "0\r\n\r\nHTTP/1.1 200");
+
+		ok(second != NULL && strstr(second, "hello") != NULL && closed,
+		    "pipelined: second answer follows, then close");
+	}
+	is_int(records_since(base_recs, 2), 2, "pipelined: two records");
+	is_int(get_int(&http_accepts), h0 + 2,
+	    "pipelined: each request its own upstream");
 
 	/* the scan hook blocks a body */
 	base_recs = get_int(&nrecs);
@@ -1396,6 +1475,43 @@ test_matrix(bool tls_ready)
 }
 
 static void
+test_ipv6_listener(void)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+	struct timeval tv = { 3, 0 };
+	char req[256], buf[2048];
+	int fd, how, base_recs;
+
+	if (px6_port == 0) {
+		tap_skip("IPv6 listener", "no ::1 on this machine");
+		tap_skip("IPv6 listener record", "no ::1 on this machine");
+		return;
+	}
+	base_recs = get_int(&nrecs);
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	s6.sin6_port = htons((uint16_t)px6_port);
+	s6.sin6_addr = in6addr_loopback;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&s6, sizeof(s6)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	snprintf(req, sizeof(req),
+	    "CONNECT [::1]:%d HTTP/1.1\r\nHost: [::1]:%d\r\n\r\n", echo_port,
+	    echo_port);
+	if (fd >= 0) {
+		cli_sends(fd, req);
+		cli_read_all(fd, buf, sizeof(buf), &how);
+		close(fd);
+	} else {
+		buf[0] = '\0';
+	}
+	is_int(status_of(buf), 403, "IPv6 listener: CONNECT [::1] denied");
+	records_since(base_recs, 1);
+	is_str(rec_at(base_recs).host, "::1", "IPv6 listener: canonical host");
+}
+
+static void
 test_limits(void)
 {
 	int a, b, c, how, base_recs;
@@ -1449,6 +1565,33 @@ test_limits(void)
 		r = rec_at(base_recs);
 		is_str(r.stage, "idle", "idle: stage");
 	}
+	/* a busy tunnel still ends at its lifetime */
+	{
+		char req[256], head[512];
+		int fd = cli_connect(pxb_port), rounds = 0;
+		uint64_t t0 = axg_monotonic_ns();
+		bool open = true;
+
+		base_recs = get_int(&nrecs);
+		snprintf(req, sizeof(req),
+		    "CONNECT allowed.test:%d HTTP/1.1\r\nHost: x\r\n\r\n",
+		    echo_port);
+		cli_sends(fd, req);
+		cli_read_head(fd, head, sizeof(head));
+		while (open && rounds++ < 40) {
+			ssize_t rr;
+
+			cli_sends(fd, "x");
+			rr = recv(fd, buf, sizeof(buf), 0);
+			open = rr > 0;
+			msleep(50);
+		}
+		ok(!open && axg_monotonic_ns() - t0 < 1500000000ull,
+		    "busy tunnel closed at its lifetime");
+		close(fd);
+		is_int(records_since(base_recs, 1), 1, "lifetime: one record");
+		is_str(rec_at(base_recs).stage, "lifetime", "lifetime: stage");
+	}
 }
 
 int
@@ -1497,6 +1640,7 @@ main(void)
 	px_config_default(&cfg);
 	snprintf(cfg.resolver, sizeof(cfg.resolver), "127.0.0.1:%d", dns_port);
 	cfg.dns_timeout_ms = 800;
+	cfg.max_request_body = 1024 * 1024;
 	cfg.connect_timeout_ms = 1000;
 	cfg.tls_ports[0] = (uint16_t)tls_port;
 	cfg.tls_ports[1] = 0;
@@ -1510,11 +1654,22 @@ main(void)
 	if (px == NULL || px_proxy_listen(px, &ss, err, sizeof(err)) != 0)
 		tap_skip_all("cannot start the proxy");
 	px_port = ntohs(sin->sin_port);
+	{
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		memset(&ss, 0, sizeof(ss));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_loopback;
+		if (px_proxy_listen(px, &ss, err, sizeof(err)) == 0)
+			px6_port = ntohs(s6->sin6_port);
+	}
 
 	cfgb = cfg;
 	cfgb.max_conns_per_client = 2;
 	cfgb.head_timeout_ms = 300;
 	cfgb.idle_timeout_ms = 300;
+	cfgb.sni_mode = PX_SNI_MATCH_IF_SET;
+	cfgb.lifetime_ms = 800;
 	pxb = px_proxy_new(base, &cfgb, &dec, &audit, NULL, err, sizeof(err));
 	memset(&ss, 0, sizeof(ss));
 	sin->sin_family = AF_INET;
@@ -1531,6 +1686,7 @@ main(void)
 	test_curl();
 	test_https(https_ready);
 	test_matrix(https_ready);
+	test_ipv6_listener();
 	test_limits();
 	event_base_loopbreak(base);
 	pthread_join(th, NULL);
