@@ -14,7 +14,6 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/tap-summary.awk %reldir%/lib.sh
 
 include %reldir%/common.mk
 include %reldir%/cli.mk
-include %reldir%/safety.mk
 
 ## Keep going to the summary; the awk still fails the run.
 .IGNORE: check-TESTS
@@ -28,6 +27,7 @@ check-local: check-TESTS
 ## bench_programs (and EXTRA_PROGRAMS) and scripts to bench_scripts.
 bench_programs =
 bench_scripts =
+include %reldir%/safety.mk
 bench: $(bench_programs)
 	@for b in $(bench_programs); do \
 		echo "== $$b"; \

@@ -8,3 +8,8 @@ TESTS += \
 EXTRA_DIST += \
 	tests/data/leaks/positives.txt \
 	tests/data/leaks/negatives.txt
+
+## `make bench`: scanner throughput and latency.
+EXTRA_PROGRAMS += tests/bench/bench-safety
+bench_programs += tests/bench/bench-safety
+CLEANFILES += tests/bench/bench-safety
