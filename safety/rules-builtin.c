@@ -979,8 +979,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN),
 	RULE("generic-api-key", "API key assigned in config or code",
-	    "key|auth|api_secret|apisecret|api-secret",
-	    "(?i:(?:key|auth|api[_.\\-]?secret)[A-Za-z0-9_.\\-]{0,20})"
+	    "key|auth|api_secret|apisecret|api-secret|pat|license",
+	    "(?i:(?:key|auth|(?<![a-z])pat(?![a-z])|license|api[_.\\-]?secret)"
+	    "[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
 	    .entropy = 3.3,

@@ -24,6 +24,7 @@
  * references and masked values. */
 static const char placeholder_re[] =
     "(?i)example|x{5,}|\\*{3,}|\\.{3,}|\\$\\{|\\{\\{|<[a-z_\\- ]+>|%\\("
+    "|(?-i:%[-+0-9.]*[sdfiux])"
     "|\\byour[_\\-]|_here\\b|placeholder|redacted|changeme|\\bdummy\\b"
     "|^(?:x+|0+|a+|1234.*|abcd.*|null|none|nil|true|false|undefined"
     "|secret|password|passwd|token|test|string|value|empty)$";

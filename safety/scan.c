@@ -273,12 +273,15 @@ benign_name(const uint8_t *s, size_t n)
 		"store", "manager", "env", "var", "col", "column", "valid",
 		"validator", "error", "missing", "confirm", "old", "new",
 		"forgot", "form", "input", "text", "prompt", "strength",
-		"generator", "rule", "rules", "author", "authors" };
+		"generator", "rule", "rules", "author", "authors", "page",
+		"pagination", "cursor", "continuation", "next", "sync", "etag",
+		"request", "trace", "correlation", "span", "csrf", "xsrf",
+		"plate", "server", "number", "plan", "identifier" };
 	static const char *const sub_words[] = { "fingerprint", "publishable",
 		"placeholder", "keyboard", "keyword", "monkey", "turkey",
 		"hotkey", "bypass", "compass", "passage", "passenger",
-		"passthrough", "tokenizer", "secretary", "checksum",
-		"integrity" };
+		"passthrough", "passing", "passed", "passes", "passive",
+		"tokenizer", "secretary", "checksum", "integrity" };
 	size_t i = 0;
 
 	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
