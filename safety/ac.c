@@ -1,166 +1,145 @@
 /*
- * ac.c: the keyword prefilter, an Aho-Corasick automaton compiled into a
- * DFA over byte classes.
+ * ac.c: the keyword prefilter: every occurrence of every keyword, in one
+ * pass, without regard to ASCII case.
  *
- * Bytes are folded to lower case and mapped to classes (each byte that
- * occurs in some keyword gets a class, every other byte shares class 0),
- * so the table is nstates x nclasses.  Entries are premultiplied row
- * offsets and states with output are numbered last, so the inner loop is
- * one table load and one compare per byte.  The scan runs several lanes
- * over separate slices of the input at once: their table loads do not
- * depend on each other, which hides the load latency.
+ * Each keyword of 4 to 64 bytes is represented by one 4-byte window, its
+ * rarest (judged by English letter frequency, so "datadog" by "adog", not
+ * "data"); each keyword of 3 bytes by itself.  Two bitmaps, indexed by a
+ * hash of the 4 (or 3) bytes at a position (case folded by OR-ing 0x20),
+ * say whether a keyword's window can be there; only where one can is the
+ * window looked up in a small hash table of (window, keyword, offset) and
+ * the keyword compared in full.
+ *
+ * The bitmap test has no dependency between positions, so the CPU overlaps
+ * the loads of many positions, and the bitmap stays in cache; almost every
+ * position of ordinary text stops there.
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <string.h>
 
 #include "common/common.h"
 #include "safety/safety-int.h"
 
-#define AC_LANES 4
+#define HASH_BITS  17 /* the 4-byte windows: 16 KB */
+#define HASH3_BITS 16 /* the 3-byte keywords: 8 KB */
 
-struct leak_ac {
-	uint8_t cls[256];
-	uint32_t ncls;
-	uint32_t nstates;
-	uint32_t *delta;     /* nstates * ncls, premultiplied */
-	uint32_t first_out;  /* premultiplied: states >= this have output */
-	uint32_t *out_start; /* per state (unmultiplied), nstates + 1 */
-	uint32_t *out;	     /* pattern ids */
-	size_t maxlen;
+struct win {
+	uint32_t w; /* the folded window */
+	uint32_t id;
+	uint16_t off, len;
+	const char *kw; /* NULL: empty slot */
 };
 
-static uint8_t
-fold(uint8_t c)
+struct leak_ac {
+	uint64_t bits[(1u << HASH_BITS) / 64];
+	uint64_t bits3[(1u << HASH3_BITS) / 64];
+	struct win *wins; /* open addressing on w */
+	uint32_t wmask;
+	uint32_t wshift; /* 32 - log2(table size) */
+};
+
+static inline uint32_t
+hash4(uint32_t w)
 {
-	return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c;
+	return (w * 0x85ebca6bu) >> (32 - HASH_BITS);
+}
+
+static inline uint32_t
+hash3(uint32_t w)
+{
+	return ((w & 0xffffff) * 0x9e3779b1u) >> (32 - HASH3_BITS);
+}
+
+/* The table index: the high bits of a multiplicative hash, which depend
+ * on every byte of the window. */
+static inline uint32_t
+slot_of(const struct leak_ac *ac, uint32_t w)
+{
+	return (w * 0x9e3779b1u) >> ac->wshift;
+}
+
+static uint32_t
+fold4(const uint8_t *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	return w | 0x20202020u;
+}
+
+/* How rare a byte is in text: letters by English frequency, other bytes
+ * but space rarer still. */
+static int
+rarity(uint8_t c)
+{
+	static const char freq[] = "etaoinshrdlcumwfgypbvkjxqz";
+	const char *f;
+
+	if (c >= 'A' && c <= 'Z')
+		c = (uint8_t)(c + 32);
+	if (c == ' ')
+		return 0;
+	f = memchr(freq, c, sizeof(freq) - 1);
+	return f != NULL ? (int)(f - freq) + 1 : 30;
+}
+
+static void
+insert(struct leak_ac *ac, uint32_t w, const struct leak_ac_pattern *pat,
+    size_t off)
+{
+	uint32_t slot = slot_of(ac, w);
+
+	if (pat->len == 3) {
+		uint32_t h = hash3(w);
+		ac->bits3[h / 64] |= (uint64_t)1 << (h % 64);
+	} else {
+		uint32_t h = hash4(w);
+		ac->bits[h / 64] |= (uint64_t)1 << (h % 64);
+	}
+	while (ac->wins[slot].kw != NULL)
+		slot = (slot + 1) & ac->wmask;
+	ac->wins[slot] = (struct win){ w, pat->id, (uint16_t)off,
+		(uint16_t)pat->len, pat->bytes };
 }
 
 struct leak_ac *
 leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 {
 	struct leak_ac *ac = axg_calloc(1, sizeof(*ac));
-	size_t total = 1, nst = 1;
-	int32_t *go;
-	uint32_t *fail, *queue, *perm, *inv;
-	uint32_t **outs;
-	size_t *nouts;
-	uint32_t ncls = 1;
+	size_t need = 0, cap = 16;
 
-	/* Byte classes. */
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < pats[i].len; j++) {
-			uint8_t c = fold((uint8_t)pats[i].bytes[j]);
-			if (ac->cls[c] == 0)
-				ac->cls[c] = (uint8_t)ncls++;
-		}
-	for (int c = 'A'; c <= 'Z'; c++)
-		ac->cls[c] = ac->cls[c + 32];
-	ac->ncls = ncls;
+	need = n;
+	ac->wshift = 28;
+	while (cap < 2 * need + 2) {
+		cap *= 2;
+		ac->wshift--;
+	}
+	ac->wins = axg_calloc(cap, sizeof(*ac->wins));
+	ac->wmask = (uint32_t)cap - 1;
+
 	for (size_t i = 0; i < n; i++) {
-		total += pats[i].len;
-		if (pats[i].len > ac->maxlen)
-			ac->maxlen = pats[i].len;
-	}
+		const uint8_t *k = (const uint8_t *)pats[i].bytes;
+		size_t len = pats[i].len, best = 0;
+		int bs = -1;
 
-	/* The trie. */
-	go = axg_malloc(total * ncls * sizeof(*go));
-	memset(go, 0xff, total * ncls * sizeof(*go));
-	outs = axg_calloc(total, sizeof(*outs));
-	nouts = axg_calloc(total, sizeof(*nouts));
-	for (size_t i = 0; i < n; i++) {
-		size_t s = 0;
-		for (size_t j = 0; j < pats[i].len; j++) {
-			uint8_t c = ac->cls[(uint8_t)pats[i].bytes[j]];
-			if (go[s * ncls + c] < 0)
-				go[s * ncls + c] = (int32_t)nst++;
-			s = (size_t)go[s * ncls + c];
+		if (len < 3)
+			continue; /* refused when rules are added */
+		if (len == 3) {
+			uint8_t b[4] = { k[0], k[1], k[2], 0 };
+			insert(ac, fold4(b) & 0xffffff, &pats[i], 0);
+			continue;
 		}
-		outs[s] =
-		    axg_reallocarray(outs[s], nouts[s] + 1, sizeof(**outs));
-		outs[s][nouts[s]++] = pats[i].id;
-	}
-
-	/* Failure links in breadth-first order, completing the DFA. */
-	fail = axg_calloc(nst, sizeof(*fail));
-	queue = axg_malloc(nst * sizeof(*queue));
-	size_t qh = 0, qt = 0;
-	for (uint32_t c = 0; c < ncls; c++) {
-		if (go[c] < 0) {
-			go[c] = 0;
-		} else {
-			fail[go[c]] = 0;
-			queue[qt++] = (uint32_t)go[c];
-		}
-	}
-	while (qh < qt) {
-		uint32_t s = queue[qh++];
-		uint32_t f = fail[s];
-
-		/* Inherit the outputs of the failure state. */
-		if (nouts[f] > 0) {
-			outs[s] = axg_reallocarray(outs[s], nouts[s] + nouts[f],
-			    sizeof(**outs));
-			memcpy(outs[s] + nouts[s], outs[f],
-			    nouts[f] * sizeof(**outs));
-			nouts[s] += nouts[f];
-		}
-		for (uint32_t c = 0; c < ncls; c++) {
-			int32_t t = go[s * ncls + c];
-			if (t < 0) {
-				go[s * ncls + c] = go[f * ncls + c];
-			} else {
-				fail[t] = (uint32_t)go[f * ncls + c];
-				queue[qt++] = (uint32_t)t;
+		for (size_t o = 0; o + 4 <= len; o++) {
+			int sc = rarity(k[o]) + rarity(k[o + 1]) +
+			    rarity(k[o + 2]) + rarity(k[o + 3]);
+			if (sc > bs) {
+				bs = sc;
+				best = o;
 			}
 		}
+		insert(ac, fold4(k + best), &pats[i], best);
 	}
-
-	/* Renumber: states without output first, the root staying 0. */
-	perm = axg_malloc(nst * sizeof(*perm)); /* new -> old */
-	inv = axg_malloc(nst * sizeof(*inv));	/* old -> new */
-	size_t k = 0;
-	for (size_t s = 0; s < nst; s++)
-		if (nouts[s] == 0)
-			perm[k++] = (uint32_t)s;
-	ac->first_out = (uint32_t)k * ncls;
-	for (size_t s = 0; s < nst; s++)
-		if (nouts[s] != 0)
-			perm[k++] = (uint32_t)s;
-	for (size_t s = 0; s < nst; s++)
-		inv[perm[s]] = (uint32_t)s;
-
-	ac->nstates = (uint32_t)nst;
-	ac->delta = axg_malloc(nst * ncls * sizeof(*ac->delta));
-	ac->out_start = axg_calloc(nst + 1, sizeof(*ac->out_start));
-	size_t nout = 0;
-	for (size_t s = 0; s < nst; s++)
-		nout += nouts[s];
-	ac->out = axg_malloc((nout + 1) * sizeof(*ac->out));
-	nout = 0;
-	for (size_t ns = 0; ns < nst; ns++) {
-		uint32_t os = perm[ns];
-		for (uint32_t c = 0; c < ncls; c++)
-			ac->delta[ns * ncls + c] =
-			    inv[go[os * ncls + c]] * ncls;
-		ac->out_start[ns] = (uint32_t)nout;
-		if (nouts[os] > 0)
-			memcpy(ac->out + nout, outs[os],
-			    nouts[os] * sizeof(*ac->out));
-		nout += nouts[os];
-	}
-	ac->out_start[nst] = (uint32_t)nout;
-
-	for (size_t s = 0; s < total; s++)
-		free(outs[s]);
-	free(outs);
-	free(nouts);
-	free(go);
-	free(fail);
-	free(queue);
-	free(perm);
-	free(inv);
 	return ac;
 }
 
@@ -169,125 +148,82 @@ leak_ac_free(struct leak_ac *ac)
 {
 	if (ac == NULL)
 		return;
-	free(ac->delta);
-	free(ac->out_start);
-	free(ac->out);
+	free(ac->wins);
 	free(ac);
 }
 
+/* Confirm the keywords whose window w is at p[i] (w holds 3 bytes for the
+ * 3-byte keywords). */
 static int
-report(const struct leak_ac *ac, uint32_t s, size_t end,
-    int (*hit)(size_t, uint32_t, void *), void *arg)
+windows_at(const struct leak_ac *ac, const uint8_t *p, size_t n, size_t i,
+    uint32_t w, int (*hit)(size_t, uint32_t, void *), void *arg)
 {
-	uint32_t st = s / ac->ncls;
-	for (uint32_t i = ac->out_start[st]; i < ac->out_start[st + 1]; i++) {
-		int rc = hit(end, ac->out[i], arg);
+	for (uint32_t slot = slot_of(ac, w); ac->wins[slot].kw != NULL;
+	     slot = (slot + 1) & ac->wmask) {
+		const struct win *e = &ac->wins[slot];
+		if (e->w != w || i < e->off)
+			continue;
+		size_t st = i - e->off;
+		if (st + e->len > n ||
+		    !axg_strncaseeq((const char *)p + st, e->kw, e->len))
+			continue;
+		int rc = hit(st + e->len, e->id, arg);
 		if (rc != 0)
 			return rc;
 	}
 	return 0;
 }
 
-/* One lane from p[from] to p[to), reporting only hits ending after
- * report_from (earlier bytes only warm the state up). */
-static int
-scan_range(const struct leak_ac *ac, const uint8_t *p, size_t from, size_t to,
-    size_t report_from, int (*hit)(size_t, uint32_t, void *), void *arg)
-{
-	const uint32_t *delta = ac->delta;
-	const uint8_t *cls = ac->cls;
-	uint32_t s = 0;
-
-	for (size_t i = from; i < to; i++) {
-		s = delta[s + cls[p[i]]];
-		if (s >= ac->first_out && i + 1 > report_from) {
-			int rc = report(ac, s, i + 1, hit, arg);
-			if (rc != 0)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-/* Hits of one lane are buffered so all hits come out in order. */
-struct lane_hit {
-	size_t end;
-	uint32_t state;
-};
+#define TEST(x)	 ((bits[hash4(x) / 64] >> (hash4(x) % 64)) & 1)
+#define TEST3(x) ((bits3[hash3(x) / 64] >> (hash3(x) % 64)) & 1)
 
 int
 leak_ac_scan(const struct leak_ac *ac, const uint8_t *p, size_t n,
     int (*hit)(size_t end, uint32_t id, void *arg), void *arg)
 {
-	enum { SLICE_MIN = 4096, LANE_BUF = 64 };
-	const uint32_t *delta = ac->delta;
-	const uint8_t *cls = ac->cls;
-	const uint32_t fo = ac->first_out;
-	size_t warm = ac->maxlen > 0 ? ac->maxlen - 1 : 0;
-	size_t slice, lo[AC_LANES], hi[AC_LANES];
-	uint32_t s[AC_LANES];
-	struct lane_hit buf[AC_LANES][LANE_BUF];
-	size_t nb[AC_LANES];
-	size_t done = 0;
+	const uint64_t *bits = ac->bits, *bits3 = ac->bits3;
+	size_t i = 0;
+	int rc;
 
-	if (n < SLICE_MIN * AC_LANES)
-		return scan_range(ac, p, 0, n, 0, hit, arg);
-
-	/* Work in blocks so buffered hits stay bounded: each block is cut
-	 * into AC_LANES slices scanned in lockstep.  A lane whose hit buffer
-	 * fills stops the block early; the rest is rescanned serially. */
-	while (done < n) {
-		size_t blk = n - done;
-		if (blk > (size_t)SLICE_MIN * 64 * AC_LANES)
-			blk = (size_t)SLICE_MIN * 64 * AC_LANES;
-		if (blk < SLICE_MIN * AC_LANES)
-			return scan_range(ac, p, done >= warm ? done - warm : 0,
-			    n, done, hit, arg);
-		slice = blk / AC_LANES;
-		for (int l = 0; l < AC_LANES; l++) {
-			lo[l] = done + (size_t)l * slice;
-			hi[l] = l == AC_LANES - 1 ? done + blk : lo[l] + slice;
-			s[l] = 0;
-			nb[l] = 0;
-		}
-		/* Warm up each lane on the bytes before its slice. */
-		for (int l = 0; l < AC_LANES; l++) {
-			size_t w = lo[l] >= warm ? lo[l] - warm : 0;
-			for (size_t i = w; i < lo[l]; i++)
-				s[l] = delta[s[l] + cls[p[i]]];
-		}
-		size_t len = slice, i;
-		bool overflow = false;
-		for (i = 0; i < len && !overflow; i++) {
-			for (int l = 0; l < AC_LANES; l++) {
-				s[l] = delta[s[l] + cls[p[lo[l] + i]]];
-				if (__builtin_expect(s[l] >= fo, 0)) {
-					buf[l][nb[l]].end = lo[l] + i + 1;
-					buf[l][nb[l]].state = s[l];
-					if (++nb[l] == LANE_BUF)
-						overflow = true;
-				}
-			}
-		}
-		/* Lanes 0..L-1 covered lo[l]..lo[l]+i; report in order. */
-		for (int l = 0; l < AC_LANES; l++) {
-			for (size_t k = 0; k < nb[l]; k++) {
-				int rc = report(ac, buf[l][k].state,
-				    buf[l][k].end, hit, arg);
+	/* Four positions per step, each a 32-bit window of 8 bytes. */
+	for (; i + 8 <= n; i += 4) {
+		uint64_t w;
+		memcpy(&w, p + i, sizeof(w));
+		w |= 0x2020202020202020ULL;
+		uint32_t x[4] = { (uint32_t)w, (uint32_t)(w >> 8),
+			(uint32_t)(w >> 16), (uint32_t)(w >> 24) };
+		uint32_t m = (uint32_t)(TEST(x[0]) | TEST(x[1]) << 1 |
+		    TEST(x[2]) << 2 | TEST(x[3]) << 3 | TEST3(x[0]) << 4 |
+		    TEST3(x[1]) << 5 | TEST3(x[2]) << 6 | TEST3(x[3]) << 7);
+		if (__builtin_expect(m == 0, 1))
+			continue;
+		for (int k = 0; k < 4; k++) {
+			if ((m >> k) & 1) {
+				rc = windows_at(ac, p, n, i + (size_t)k, x[k],
+				    hit, arg);
 				if (rc != 0)
 					return rc;
 			}
-			size_t from = lo[l] + i;
-			size_t to = hi[l];
-			if (from < to) {
-				size_t w = from >= warm ? from - warm : 0;
-				int rc =
-				    scan_range(ac, p, w, to, from, hit, arg);
+			if ((m >> (k + 4)) & 1) {
+				rc = windows_at(ac, p, n, i + (size_t)k,
+				    x[k] & 0xffffff, hit, arg);
 				if (rc != 0)
 					return rc;
 			}
 		}
-		done += blk;
+	}
+	/* The last positions, padded with bytes that fold to a space. */
+	for (; i + 3 <= n; i++) {
+		uint8_t b[4] = { 0, 0, 0, 0 };
+		memcpy(b, p + i, n - i < 4 ? n - i : 4);
+		uint32_t x = fold4(b);
+		rc = 0;
+		if (TEST(x))
+			rc = windows_at(ac, p, n, i, x, hit, arg);
+		if (rc == 0 && TEST3(x))
+			rc = windows_at(ac, p, n, i, x & 0xffffff, hit, arg);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }

@@ -84,6 +84,33 @@ is_hash(const uint8_t *s, size_t n)
 	return false;
 }
 
+/* a.b.c where each part is an identifier with few digits. */
+static bool
+dotted_identifier(const uint8_t *s, size_t n)
+{
+	size_t seg = 0, digits = 0, dots = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+		if (c == '.') {
+			if (seg == 0)
+				return false;
+			seg = digits = 0;
+			dots++;
+		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    c == '_') {
+			seg++;
+		} else if (c >= '0' && c <= '9') {
+			if (seg == 0 || ++digits > 3)
+				return false;
+			seg++;
+		} else {
+			return false;
+		}
+	}
+	return dots > 0 && seg > 0;
+}
+
 /* The value of a context rule: not a reference, a path, an identifier,
  * a number, a hash or a word; for passwords the bar is lower. */
 static bool
@@ -120,20 +147,17 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 	}
 	if (digit == n)
 		return false; /* a number */
-	/* Dotted identifiers and calls: os.environ, process.env.KEY,
-	 * config.api_key, self.token. */
+	/* Dotted identifiers: os.environ, process.env.KEY, config.api_key,
+	 * win32api.RegOpenKeyEx. */
+	if (dotted_identifier(s, n))
+		return false;
 	if (digit == 0 && ident == n) {
-		size_t dots = 0;
-		for (size_t i = 0; i < n; i++)
-			dots += s[i] == '.';
-		if (dots > 0)
-			return false;
 		/* SOME_CONSTANT_NAME or some_variable_name */
 		if ((upper == 0 || lower == 0) && memchr(s, '_', n) != NULL)
 			return false;
 	}
-	/* A path or a URL. */
-	if (memchr(s, '/', n) != NULL && digit == 0 && upper == 0)
+	/* A path or a URL: slashes between mostly lower-case words. */
+	if (memchr(s, '/', n) != NULL && upper * 8 < n && digit * 4 < n)
 		return false;
 	if (n > 4 && memmem(s, n, "://", 3) != NULL)
 		return false;
@@ -146,6 +170,9 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 			(s[i] >= 'A' && s[i] <= 'Z')))
 			identifier = false;
 	if (identifier)
+		return false;
+	/* One word in one case, perhaps with a final mark: PASSWD. */
+	if (digit == 0 && (upper == 0 || lower == 0) && other <= 1)
 		return false;
 	if (password)
 		return true;

@@ -23,55 +23,90 @@ hexval(uint8_t c)
 	return -1;
 }
 
-static void
-emit(struct axg_buf *out, uint32_t **map, size_t *mapcap, uint8_t c,
-    size_t from)
-{
-	if (out->len + 2 > *mapcap) {
-		*mapcap = (*mapcap ? *mapcap * 2 : 4096);
-		while (*mapcap < out->len + 2)
-			*mapcap *= 2;
-		*map = axg_reallocarray(*map, *mapcap, sizeof(**map));
-	}
-	(*map)[out->len] = (uint32_t)from;
-	axg_buf_putc(out, (char)c);
-}
+/* The output never outgrows the input except for \uXXXX (6 bytes -> at
+ * most 3), so reserving n bytes up front is enough. */
+#define EMIT(c, from)                                                          \
+	do {                                                                   \
+		o[k] = (char)(c);                                              \
+		m[k] = (uint32_t)(base + (from));                              \
+		k++;                                                           \
+	} while (0)
 
-/* Encode a code point as UTF-8 (surrogates become '?'). */
-static void
-emit_cp(struct axg_buf *out, uint32_t **map, size_t *mapcap, uint32_t cp,
-    size_t from)
+static size_t
+emit_cp(char *o, uint32_t *m, size_t k, uint32_t cp, size_t base, size_t from)
 {
 	if (cp < 0x80) {
-		emit(out, map, mapcap, (uint8_t)cp, from);
+		EMIT(cp, from);
 	} else if (cp < 0x800) {
-		emit(out, map, mapcap, (uint8_t)(0xc0 | (cp >> 6)), from);
-		emit(out, map, mapcap, (uint8_t)(0x80 | (cp & 0x3f)), from);
+		EMIT(0xc0 | (cp >> 6), from);
+		EMIT(0x80 | (cp & 0x3f), from);
 	} else if (cp >= 0xd800 && cp <= 0xdfff) {
-		emit(out, map, mapcap, '?', from);
+		EMIT('?', from);
 	} else {
-		emit(out, map, mapcap, (uint8_t)(0xe0 | (cp >> 12)), from);
-		emit(out, map, mapcap, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)),
-		    from);
-		emit(out, map, mapcap, (uint8_t)(0x80 | (cp & 0x3f)), from);
+		EMIT(0xe0 | (cp >> 12), from);
+		EMIT(0x80 | ((cp >> 6) & 0x3f), from);
+		EMIT(0x80 | (cp & 0x3f), from);
+	}
+	return k;
+}
+
+size_t
+leak_escape_at(const uint8_t *p, size_t n, size_t i)
+{
+	if (p[i] == '%')
+		return i + 2 < n && hexval(p[i + 1]) >= 0 &&
+			hexval(p[i + 2]) >= 0
+		    ? 3
+		    : 0;
+	if (p[i] != '\\' || i + 1 >= n)
+		return 0;
+	switch (p[i + 1]) {
+	case '/':
+		return 2;
+	case 'u':
+		return i + 5 < n && hexval(p[i + 2]) >= 0 &&
+			hexval(p[i + 3]) >= 0 && hexval(p[i + 4]) >= 0 &&
+			hexval(p[i + 5]) >= 0
+		    ? 6
+		    : 0;
+	case 'x':
+		return i + 3 < n && hexval(p[i + 2]) >= 0 &&
+			hexval(p[i + 3]) >= 0
+		    ? 4
+		    : 0;
+	default:
+		return 0;
 	}
 }
 
 bool
-leak_decode_escapes(const uint8_t *p, size_t n, struct axg_buf *out,
-    uint32_t **map, size_t *mapcap)
+leak_decode_escapes(const uint8_t *p, size_t n, size_t base,
+    struct axg_buf *out, uint32_t **map, size_t *mapcap)
 {
 	bool changed = false;
-	size_t i = 0;
+	size_t i = 0, k = 0;
+	char *o;
+	uint32_t *m;
 
 	axg_buf_reset(out);
+	if (axg_buf_reserve(out, n + 1) < 0)
+		return false;
+	if (*mapcap < n + 1) {
+		*mapcap = n + 1;
+		*map = axg_reallocarray(*map, *mapcap, sizeof(**map));
+	}
+	o = out->data;
+	m = *map;
 	while (i < n) {
 		uint8_t c = p[i];
-		if (c == '%' && i + 2 < n + 0 && hexval(p[i + 1]) >= 0 &&
+		if (c != '%' && c != '\\') {
+			EMIT(c, i);
+			i++;
+			continue;
+		}
+		if (c == '%' && i + 2 < n && hexval(p[i + 1]) >= 0 &&
 		    hexval(p[i + 2]) >= 0) {
-			emit(out, map, mapcap,
-			    (uint8_t)(hexval(p[i + 1]) * 16 + hexval(p[i + 2])),
-			    i);
+			EMIT(hexval(p[i + 1]) * 16 + hexval(p[i + 2]), i);
 			i += 3;
 			changed = true;
 			continue;
@@ -88,12 +123,6 @@ leak_decode_escapes(const uint8_t *p, size_t n, struct axg_buf *out,
 			case 't':
 				d = '\t';
 				break;
-			case 'b':
-				d = '\b';
-				break;
-			case 'f':
-				d = '\f';
-				break;
 			case '/':
 			case '\\':
 			case '"':
@@ -101,27 +130,22 @@ leak_decode_escapes(const uint8_t *p, size_t n, struct axg_buf *out,
 				d = e;
 				break;
 			case 'u':
-				if (i + 5 < n + 0 && hexval(p[i + 2]) >= 0 &&
-				    hexval(p[i + 3]) >= 0 &&
-				    hexval(p[i + 4]) >= 0 &&
-				    hexval(p[i + 5]) >= 0) {
+				if (leak_escape_at(p, n, i) == 6) {
 					uint32_t cp =
 					    (uint32_t)(hexval(p[i + 2]) << 12 |
 						hexval(p[i + 3]) << 8 |
 						hexval(p[i + 4]) << 4 |
 						hexval(p[i + 5]));
-					emit_cp(out, map, mapcap, cp, i);
+					k = emit_cp(o, m, k, cp, base, i);
 					i += 6;
 					changed = true;
 					continue;
 				}
 				break;
 			case 'x':
-				if (i + 3 < n + 0 && hexval(p[i + 2]) >= 0 &&
-				    hexval(p[i + 3]) >= 0) {
-					emit(out, map, mapcap,
-					    (uint8_t)(hexval(p[i + 2]) * 16 +
-						hexval(p[i + 3])),
+				if (leak_escape_at(p, n, i) == 4) {
+					EMIT(hexval(p[i + 2]) * 16 +
+						hexval(p[i + 3]),
 					    i);
 					i += 4;
 					changed = true;
@@ -132,19 +156,17 @@ leak_decode_escapes(const uint8_t *p, size_t n, struct axg_buf *out,
 				break;
 			}
 			if (d != 0) {
-				emit(out, map, mapcap, d, i);
+				EMIT(d, i);
 				i += 2;
 				changed = true;
 				continue;
 			}
 		}
-		emit(out, map, mapcap, c, i);
+		EMIT(c, i);
 		i++;
 	}
-	if (*mapcap < out->len + 1) {
-		*mapcap = out->len + 1;
-		*map = axg_reallocarray(*map, *mapcap, sizeof(**map));
-	}
-	(*map)[out->len] = (uint32_t)n;
+	out->len = k;
+	out->data[k] = '\0';
+	m[k] = (uint32_t)(base + n);
 	return changed;
 }

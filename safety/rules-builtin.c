@@ -10,6 +10,12 @@
  * a PCRE2 regex whose group 1 (if any) is the secret, and optionally an
  * entropy floor, an allowlist regex, flags, a validator and the window
  * around each keyword hit that the regex is run on.
+ *
+ * A regex is tried once, anchored where its keyword starts, unless the rule
+ * has LEAK_RF_WINDOW: then the match may begin before the keyword (the
+ * keyword sits in the middle of the token, or the rule needs context in
+ * front of it) and the regex searches the window [hit - before, hit +
+ * after).
  */
 #include "config.h"
 
@@ -82,7 +88,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("gcp-service-account-key-id",
 	    "Google service account private key id", "private_key_id",
 	    "\"private_key_id\"\\s*:\\s*\"(" HEX(40) ")\"", .before = 4,
-	    .flags = LEAK_RF_HEX_OK),
+	    .flags = LEAK_RF_WINDOW | LEAK_RF_HEX_OK),
 
 	/* ---- Microsoft Azure ---- */
 	RULE("azure-storage-account-key", "Azure storage account key",
@@ -93,16 +99,17 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("azure-sas-token", "Azure shared access signature", "sig=",
 	    "(?i)(?:[?&;]|^|\\s)sv=\\d{4}-\\d\\d-\\d\\d&[^\\s\"'<>]{0,400}?"
 	    "sig=([A-Za-z0-9%+/]{40,120}(?:%3D|=){0,2})",
-	    .before = 500, .after = 140),
-	RULE("azure-ad-client-secret", "Microsoft Entra ID client secret", "q~",
+	    .before = 500, .after = 140, .flags = LEAK_RF_WINDOW),
+	RULE("azure-ad-client-secret", "Microsoft Entra ID client secret",
+	    "0q~|1q~|2q~|3q~|4q~|5q~|6q~|7q~|8q~|9q~",
 	    "(?<![A-Za-z0-9_~.\\-])([A-Za-z0-9_~.\\-]{3}[0-9]Q~[A-Za-z0-9_~.\\-"
 	    "]"
 	    "{31,34})(?![A-Za-z0-9_~.\\-])",
-	    .before = 8, .entropy = 3.5),
+	    .before = 8, .entropy = 3.5, .flags = LEAK_RF_WINDOW),
 	RULE("azure-devops-pat", "Azure DevOps personal access token", "azdo",
 	    B "([A-Za-z0-9]{52}JQQJ9[9A-Za-z][A-Za-z0-9]{3}AZDO[A-Za-z0-9]{4}"
 	      ")" EA,
-	    .before = 80),
+	    .before = 80, .flags = LEAK_RF_WINDOW),
 	RULE("azure-devops-pat-legacy", "Azure DevOps legacy PAT",
 	    "azure_devops|azuredevops|ado_pat|devops_pat|azure-devops",
 	    KV("azure[_\\-]?devops|ado_pat|devops_pat", "[a-z0-9]{52}"), CTX),
@@ -189,7 +196,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("terraform-cloud-token", "Terraform Cloud / Enterprise API token",
 	    "atlasv1",
 	    B "([A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=\\-]{60,70})" E,
-	    .before = 16),
+	    .before = 16, .flags = LEAK_RF_WINDOW),
 	RULE("doppler-token", "Doppler token",
 	    "dp.pt.|dp.st.|dp.sa.|dp.ct.|dp.scim.|dp.audit.",
 	    B "(dp\\.(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9_.\\-]{40,60})" E),
@@ -211,7 +218,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "kubernetes.io/serviceaccount",
 	    "(eyJ[A-Za-z0-9_\\-]{10,}\\.eyJ[A-Za-z0-9_\\-]{10,}\\."
 	    "[A-Za-z0-9_\\-]{10,})",
-	    .before = 2000),
+	    .before = 2000, .flags = LEAK_RF_WINDOW),
 
 	/* ---- source hosting and CI ---- */
 	RULE("github-pat", "GitHub personal access token (classic)", "ghp_",
@@ -294,7 +301,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("openai-api-key", "OpenAI API key", "t3blbkfj",
 	    B "(sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\\-]{16,160}"
 	      "T3BlbkFJ[A-Za-z0-9_\\-]{16,160})" E,
-	    .before = 200, .after = 200),
+	    .before = 200, .after = 200, .flags = LEAK_RF_WINDOW),
 	RULE("openai-project-key", "OpenAI project / service account key",
 	    "sk-proj-|sk-svcacct-|sk-admin-|sk-none-",
 	    B "(sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\\-]{40,200})" E,
@@ -396,7 +403,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("adyen-api-key", "Adyen API key", "aqe",
 	    B "(AQE[A-Za-z0-9]{3}[A-Za-z0-9+/=_\\-]{150,300})", .after = 400,
 	    .entropy = 4.0),
-	RULE("gocardless-token", "GoCardless access token", "live_|sandbox_",
+	RULE("gocardless-token", "GoCardless access token", "gocardless",
 	    "(?i:gocardless)[A-Za-z_]{0,20}[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
 	    "((?:live|sandbox)_[A-Za-z0-9_\\-=]{40})" E,
 	    .before = 60),
@@ -432,21 +439,25 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "hooks.slack.com",
 	    "(https?://hooks\\.slack\\.com/(?:services|workflows|triggers)/"
 	    "[A-Za-z0-9_]{8,12}/[A-Za-z0-9_]{8,12}/[A-Za-z0-9_]{20,48})",
-	    .before = 10),
+	    .before = 10, .flags = LEAK_RF_WINDOW),
 	RULE("discord-webhook-url", "Discord webhook URL", "discord",
 	    "(https?://(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/"
 	    "webhooks/\\d{17,20}/[A-Za-z0-9_\\-]{60,70})",
-	    .before = 30),
+	    .before = 30, .flags = LEAK_RF_WINDOW),
 	RULE("discord-bot-token", "Discord bot token", "discord|bot ",
 	    "(?<![A-Za-z0-9_\\-.])([MNO][A-Za-z0-9_\\-]{23,27}\\.[A-Za-z0-9_\\-"
 	    "]"
 	    "{6}\\.[A-Za-z0-9_\\-]{27,40})" E,
-	    .before = 20, .after = 120),
+	    .before = 20, .after = 120, .flags = LEAK_RF_WINDOW),
 	RULE("discord-client-secret", "Discord client secret", "discord",
 	    KV("discord[A-Za-z_]{0,12}secret", "[A-Za-z0-9_\\-]{32}"), CTX),
 	RULE("telegram-bot-token", "Telegram bot API token", ":aa",
-	    "(?<![0-9])([0-9]{8,10}:AA[A-Za-z0-9_\\-]{33})" E, .before = 12),
-	RULE("twilio-api-key", "Twilio API key SID", "\\bsk",
+	    "(?<![0-9])([0-9]{8,10}:AA[A-Za-z0-9_\\-]{33})" E, .before = 12,
+	    .flags = LEAK_RF_WINDOW),
+	RULE("twilio-api-key", "Twilio API key SID",
+	    "\\bsk0|\\bsk1|\\bsk2|\\bsk3|\\bsk4|\\bsk5|\\bsk6|\\bsk7|\\bsk8|"
+	    "\\bsk9|"
+	    "\\bska|\\bskb|\\bskc|\\bskd|\\bske|\\bskf",
 	    B "(SK" UHEX(32) ")" EA, .entropy = 3.0),
 	RULE("twilio-auth-token", "Twilio auth token", "twilio",
 	    KV("twilio", HEX(32)), CTXH),
@@ -459,7 +470,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("mailgun-signing-key", "Mailgun webhook signing key", "mailgun",
 	    KV("mailgun[A-Za-z_]{0,12}sign", HEX(32)), CTXH),
 	RULE("mailchimp-api-key", "Mailchimp API key", "-us",
-	    "(?<![A-Za-z0-9])(" HEX(32) "-us[0-9]{1,2})" EA, .before = 34),
+	    "(?<![A-Za-z0-9])(" HEX(32) "-us[0-9]{1,2})" EA, .before = 34,
+	    .flags = LEAK_RF_WINDOW),
 	RULE("mandrill-api-key", "Mandrill API key", "mandrill",
 	    KV("mandrill", "[A-Za-z0-9_\\-]{22}"), CTX),
 	RULE("brevo-api-key", "Brevo (Sendinblue) API key",
@@ -483,7 +495,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "(https://[a-z0-9\\-]+\\.webhook\\.office\\.com/webhookb2/"
 	    "[A-Za-z0-9@\\-]{36,90}/IncomingWebhook/[A-Za-z0-9]{32}/"
 	    "[A-Za-z0-9\\-]{36}(?:/[A-Za-z0-9_\\-]{40,50})?)",
-	    .before = 40, .after = 400),
+	    .before = 40, .after = 400, .flags = LEAK_RF_WINDOW),
 	RULE("mattermost-token", "Mattermost access token", "mattermost",
 	    KV("mattermost", "[a-z0-9]{26}"), CTX),
 	RULE("intercom-token", "Intercom access token", "intercom",
@@ -592,7 +604,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    KV("nytimes|nyt_", "[A-Za-z0-9]{32}"), CTX),
 	RULE("etsy-api-key", "Etsy API key", "etsy", KV("etsy", "[a-z0-9]{24}"),
 	    CTX),
-	RULE("lob-api-key", "Lob API key", "live_|test_",
+	RULE("lob-api-key", "Lob API key", "lob",
 	    "(?i:lob)[A-Za-z_]{0,16}[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
 	    "((?:live|test)_[a-f0-9]{35})" EA,
 	    .before = 40),
@@ -600,7 +612,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(AQVN[A-Za-z0-9_\\-]{35,38})" E),
 	RULE("yandex-access-token", "Yandex OAuth token", "y0_|t1.",
 	    B "(y[0-3]_[A-Za-z0-9_\\-]{55})" E),
-	RULE("beamer-api-token", "Beamer API token", "b_",
+	RULE("beamer-api-token", "Beamer API token", "beamer",
 	    "(?i:beamer)[A-Za-z_]{0,16}[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
 	    "(b_[A-Za-z0-9=_\\-]{44})" E,
 	    .before = 40),
@@ -621,7 +633,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("newrelic-rest-key", "New Relic REST API key", "nrra-",
 	    B "(NRRA-" HEX(42) ")" EA),
 	RULE("newrelic-license-key", "New Relic ingest license key", "nral",
-	    B "(" HEX(36) "NRAL)" EA, .before = 40),
+	    B "(" HEX(36) "NRAL)" EA, .before = 40, .flags = LEAK_RF_WINDOW),
 	RULE("sentry-auth-token", "Sentry auth token", "sntrys_|sntryu_|sentry",
 	    B "(sntrys_eyJ[A-Za-z0-9+/=_\\-]{60,300}|sntryu_" HEX(
 		64) ")" E
@@ -704,7 +716,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("authress-key", "Authress service client key", ".acc_|.acc-",
 	    B "((?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\\.[a-z0-9]{4,6}\\."
 	      "acc[_\\-][a-z0-9\\-]{10,32}\\.[A-Za-z0-9+/_=\\-]{30,120})",
-	    .before = 60, .after = 200),
+	    .before = 60, .after = 200, .flags = LEAK_RF_WINDOW),
 	RULE("defined-networking-key", "Defined Networking API key", "dnkey-",
 	    B "(dnkey-[a-z0-9=_\\-]{26}-[a-z0-9=_\\-]{52})" E),
 	RULE("harness-pat", "Harness personal / service account token",
@@ -730,14 +742,15 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "[=:]\\s{0,4}[\"']?(" HEX(8) ":" HEX(8) ")" EA "|https?://" HEX(
 		8) ":(" HEX(8) ")@(?:gems|enterprise)\\.contribsys"
 			       "\\.com",
-	    .before = 40),
+	    .before = 40, .flags = LEAK_RF_WINDOW),
 	RULE("1password-secret-key", "1Password account secret key", "a3-",
 	    B "(A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-"
 	      "[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})" EA),
 	RULE("1password-service-token", "1Password service account token",
 	    "ops_eyj", B "(ops_eyJ[A-Za-z0-9+/]{250,}={0,3})", .after = 2000),
 	RULE("maxmind-license-key", "MaxMind license key", "_mmk",
-	    B "([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)" EA, .before = 40),
+	    B "([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)" EA, .before = 40,
+	    .flags = LEAK_RF_WINDOW),
 	RULE("fastly-api-token", "Fastly API token", "fastly",
 	    KV("fastly", "[A-Za-z0-9_\\-]{32}"), CTX),
 	RULE("finnhub-api-key", "Finnhub API key", "finnhub",
@@ -782,7 +795,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("pgpass-entry", "Password in a .pgpass line", "pgpass",
 	    "(?m)^[A-Za-z0-9.\\-*]+:(?:\\d+|\\*):[^:\\n]+:[^:\\n]+:([^\\n]{4,"
 	    "128})$",
-	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 2000),
+	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 2000,
+	    .flags = LEAK_RF_WINDOW),
 	RULE("docker-config-auth", "Registry credentials in docker config.json",
 	    "\"auth\"", "\"auth\"\\s*:\\s*\"([A-Za-z0-9+/]{8,400}={0,2})\"",
 	    .validator = LEAK_V_BASIC_AUTH, .before = 2),
@@ -831,7 +845,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "(?:\\s|\\\\n|\\\\r)*(?:[A-Za-z0-9+/"
 	    "=:,\\-]{16,}(?:\\s|\\\\n|\\\\r)+)?"
 	    "[A-Za-z0-9+/=]{40,})",
-	    .flags = LEAK_RF_NOALLOW, .before = 32, .after = 12100),
+	    .flags = LEAK_RF_WINDOW | LEAK_RF_NOALLOW, .before = 32,
+	    .after = 12100),
 	RULE("openssh-private-key", "OpenSSH private key (bare base64)",
 	    "b3blbnnzac1rzxktdjeaaaaa",
 	    "(b3BlbnNzaC1rZXktdjEAAAAA[A-Za-z0-9+/=\\s]{60,})",
@@ -840,7 +855,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "pgp private key block-----",
 	    "(-----BEGIN PGP PRIVATE KEY BLOCK-----[\\s\\S]{40,12000}?"
 	    "(?:-----END PGP PRIVATE KEY BLOCK-----|$))",
-	    .flags = LEAK_RF_NOALLOW, .before = 12, .after = 12100),
+	    .flags = LEAK_RF_WINDOW | LEAK_RF_NOALLOW, .before = 12,
+	    .after = 12100),
 	RULE("putty-private-key", "PuTTY private key file",
 	    "putty-user-key-file-",
 	    "(PuTTY-User-Key-File-\\d: [a-z0-9\\-]+[\\s\\S]{20,8000}?"
@@ -876,18 +892,21 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "+)"
 	    ")://[^:/\\s@\"'<>]{0,128}:([^@/"
 	    "\\s\"'<>]{1,256})@[A-Za-z0-9.\\-_\\[]",
-	    .validator = LEAK_V_URL_PASSWORD, .before = 40),
+	    .validator = LEAK_V_URL_PASSWORD, .before = 40,
+	    .flags = LEAK_RF_WINDOW),
 	RULE("url-userinfo-password", "Password in URL userinfo", "://",
 	    "(?i:[a-z][a-z0-9+.\\-]{1,20})://[^:/\\s@\"'<>]{1,128}:"
 	    "([^@/\\s\"'<>]{1,256})@[A-Za-z0-9.\\-_\\[]",
-	    .validator = LEAK_V_URL_PASSWORD, .before = 24),
+	    .validator = LEAK_V_URL_PASSWORD, .before = 24,
+	    .flags = LEAK_RF_WINDOW),
 	RULE("connection-string-password", "Password in a connection string",
 	    "password=|pwd=",
 	    "(?i:(?:Server|Data Source|Host|Address|Addr|Network Address|"
 	    "AccountName|User ID|UID|Username|Database|Initial Catalog)\\s*=)"
 	    "[^\\n\"']{0,200}?(?i:\\b(?:Password|Pwd)\\s*=\\s*)"
 	    "('[^']{1,128}'|\\{[^}]{1,128}\\}|[^;\\s\"']{1,128})",
-	    .validator = LEAK_V_URL_PASSWORD, .before = 240, .after = 140),
+	    .validator = LEAK_V_URL_PASSWORD, .before = 240, .after = 140,
+	    .flags = LEAK_RF_WINDOW),
 	RULE("http-basic-auth", "HTTP Basic credentials", "basic",
 	    "(?i:\\bbasic)\\s+([A-Za-z0-9+/]{6,400}={0,2})(?![A-Za-z0-9+/=])",
 	    .validator = LEAK_V_BASIC_AUTH, .before = 2, .after = 420),
@@ -914,8 +933,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "access-token|private-token|subscription-key|token|secret|key)"
 	    "\\s*:\\s*)([A-Za-z0-9_\\-.~+/=:]{12,512})(?![A-Za-z0-9_\\-.~+/=])",
 	    .entropy = 3.2,
-	    .flags = LEAK_RF_VALUE | LEAK_RF_GENERIC | LEAK_RF_HEX_OK |
-		LEAK_RF_UUID_OK,
+	    .flags = LEAK_RF_WINDOW | LEAK_RF_VALUE | LEAK_RF_GENERIC |
+		LEAK_RF_HEX_OK | LEAK_RF_UUID_OK,
 	    .before = 64),
 
 	RULE("cli-flag-secret", "Secret passed as a command-line flag",
@@ -930,7 +949,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 		LEAK_RF_PASSWORD),
 
 	/* ---- generic assignments, gated by shape and entropy ----
-	 * These are tried only where the keyword starts (LEAK_RF_ANCHOR); the
+	 * A cheap check that an assignment follows the name (LEAK_RF_ASSIGN)
+	 * comes before the regex; the
 	 * whole identifier around the keyword is checked for names that hold
 	 * no secret (hashes, ids, lengths, public keys). */
 	RULE("generic-password", "Password assigned in config or code",
@@ -941,7 +961,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{6,128})",
 	    .entropy = 2.4,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_PASSWORD |
-		LEAK_RF_HEX_OK | LEAK_RF_ANCHOR),
+		LEAK_RF_HEX_OK | LEAK_RF_ASSIGN),
 	RULE("generic-secret", "Secret assigned in config or code",
 	    "secret|private|credential|signing|encryption|master",
 	    "(?i:(?:secret|private[_.\\-]?key|credentials?|signing[_.\\-]?key|"
@@ -950,22 +970,23 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{8,256})",
 	    .entropy = 3.0,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
-		LEAK_RF_ANCHOR),
+		LEAK_RF_ASSIGN),
 	RULE("generic-token", "Token assigned in config or code", "token",
 	    "(?i:token[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
 	    .entropy = 3.2,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
-		LEAK_RF_ANCHOR),
+		LEAK_RF_ASSIGN),
 	RULE("generic-api-key", "API key assigned in config or code",
-	    "key|auth|api_secret|apisecret|api-secret",
-	    "(?i:(?:key|auth|api[_.\\-]?secret)[A-Za-z0-9_.\\-]{0,20})"
+	    "key|auth|api_secret|apisecret|api-secret|pat|license",
+	    "(?i:(?:key|auth|(?<![a-z])pat(?![a-z])|license|api[_.\\-]?secret)"
+	    "[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
 	    .entropy = 3.3,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
-		LEAK_RF_ANCHOR),
+		LEAK_RF_ASSIGN),
 };
 
 const size_t leak_builtin_rules_count = AXG_ARRAY_LEN(leak_builtin_rules);

@@ -24,6 +24,7 @@
  * references and masked values. */
 static const char placeholder_re[] =
     "(?i)example|x{5,}|\\*{3,}|\\.{3,}|\\$\\{|\\{\\{|<[a-z_\\- ]+>|%\\("
+    "|(?-i:%[-+0-9.]*[sdfiux])"
     "|\\byour[_\\-]|_here\\b|placeholder|redacted|changeme|\\bdummy\\b"
     "|^(?:x+|0+|a+|1234.*|abcd.*|null|none|nil|true|false|undefined"
     "|secret|password|passwd|token|test|string|value|empty)$";
@@ -57,15 +58,15 @@ leak_ruleset_free(struct leak_ruleset *rs)
 }
 
 static pcre2_code *
-compile_re(const char *re, const char *id, const char *what, char *err,
-    size_t errlen)
+compile_re(const char *re, uint32_t options, const char *id, const char *what,
+    char *err, size_t errlen)
 {
 	int ec;
 	PCRE2_SIZE eo;
 	pcre2_code *code;
 
-	code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo,
-	    NULL);
+	code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, options,
+	    &ec, &eo, NULL);
 	if (code == NULL) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(ec, msg, sizeof(msg));
@@ -136,9 +137,9 @@ add_keyword(struct leak_ruleset *rs, const char *kw, size_t len, uint32_t rule,
 		kw += 2;
 		len -= 2;
 	}
-	if (len < 2 || len > 64)
+	if (len < 3 || len > 64)
 		return axg_seterr(err, errlen,
-		    "rule %s: keyword '%.*s' must be 2 to 64 bytes", id,
+		    "rule %s: keyword '%.*s' must be 3 to 64 bytes", id,
 		    (int)len, kw);
 	for (size_t i = 0; i < rs->nkws; i++)
 		if (rs->kws[i].len == len && rs->kws[i].word_start == ws &&
@@ -199,7 +200,14 @@ leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
 	r.before = before ? before : DEFAULT_BEFORE;
 	r.after = after ? after : DEFAULT_AFTER;
 	r.priority = (flags & LEAK_RF_GENERIC) ? 1 : 2;
-	r.re = compile_re(regex, id, "regex", err, errlen);
+	/* Anchored at the keyword unless the rule searches a window; the
+	 * anchoring is compiled in, which JIT supports (PCRE2_ANCHORED at
+	 * match time would fall back to the interpreter). */
+	if (user)
+		r.flags |= LEAK_RF_WINDOW;
+	r.re =
+	    compile_re(regex, (r.flags & LEAK_RF_WINDOW) ? 0 : PCRE2_ANCHORED,
+		id, "regex", err, errlen);
 	if (r.re == NULL)
 		goto fail;
 	if (user && probe_catastrophic(r.re, id, err, errlen) < 0)
@@ -208,7 +216,7 @@ leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
 		axg_buf_init(&ab, 0);
 		for (size_t i = 0; i < nallow; i++)
 			axg_buf_printf(&ab, "%s(?:%s)", i ? "|" : "", allow[i]);
-		r.allow = compile_re(ab.data, id, "allowlist", err, errlen);
+		r.allow = compile_re(ab.data, 0, id, "allowlist", err, errlen);
 		if (r.allow == NULL)
 			goto fail;
 		if (user && probe_catastrophic(r.allow, id, err, errlen) < 0)
@@ -271,8 +279,12 @@ finish(struct leak_ruleset *rs, char *err, size_t errlen)
 	}
 	rs->ac = leak_ac_new(pats, rs->nkws);
 	free(pats);
-	rs->placeholder =
-	    compile_re(placeholder_re, "(placeholders)", "regex", err, errlen);
+	for (int c = 0; c < 256; c++)
+		rs->b64tab[c] = (c >= 'A' && c <= 'Z') ||
+		    (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '+' || c == '/' || c == '-' || c == '_';
+	rs->placeholder = compile_re(placeholder_re, 0, "(placeholders)",
+	    "regex", err, errlen);
 	if (rs->placeholder == NULL) {
 		leak_ruleset_free(rs);
 		return NULL;

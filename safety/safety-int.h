@@ -20,7 +20,8 @@ enum {
 	LEAK_RF_HEX_OK = 1 << 3,   /* a bare hex value is a secret here */
 	LEAK_RF_VALUE = 1 << 4,	   /* shape gate for assigned values */
 	LEAK_RF_PASSWORD = 1 << 5, /* shape gate for passwords */
-	LEAK_RF_ANCHOR = 1 << 6,   /* the match starts at the keyword */
+	LEAK_RF_WINDOW = 1 << 6,   /* match may start before the keyword */
+	LEAK_RF_ASSIGN = 1 << 7,   /* an assignment must follow the name */
 };
 
 /* Validators run on the secret after the regex confirms it. */
@@ -60,8 +61,9 @@ struct leak_ac_pattern {
 struct leak_ac *leak_ac_new(const struct leak_ac_pattern *pats, size_t n);
 void leak_ac_free(struct leak_ac *ac);
 /* Call hit(end, id, arg) for every pattern occurrence ending at end (the
- * offset just past its last byte), in increasing order of end.  Returns 0,
- * or the first non-zero value hit returned. */
+ * offset just past its last byte), roughly in order of position (a long
+ * keyword is reported where its rarest window is).  Returns 0, or the
+ * first non-zero value hit returned. */
 int leak_ac_scan(const struct leak_ac *ac, const uint8_t *p, size_t n,
     int (*hit)(size_t end, uint32_t id, void *arg), void *arg);
 
@@ -94,6 +96,7 @@ struct leak_ruleset {
 	size_t nkws;
 	struct leak_ac *ac;
 	pcre2_code *placeholder; /* the common allowlist */
+	uint8_t b64tab[256];	 /* 1 for base64 and base64url bytes */
 };
 
 /* Add one rule; -1 with a message naming the rule on a bad regex. */
@@ -119,10 +122,14 @@ bool leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
 /* ---- decoding (decode.c) ---- */
 
 /* Decode JSON string escapes and percent-encoding in p[0..n) into out
- * (reset first), with map[i] = offset in p where out byte i came from and
- * map[out->len] = n.  Returns true if anything was decoded. */
-bool leak_decode_escapes(const uint8_t *p, size_t n, struct axg_buf *out,
-    uint32_t **map, size_t *mapcap);
+ * (reset first), with map[i] = base + the offset in p where out byte i came
+ * from and map[out->len] = base + n.  Returns true if anything was
+ * decoded. */
+bool leak_decode_escapes(const uint8_t *p, size_t n, size_t base,
+    struct axg_buf *out, uint32_t **map, size_t *mapcap);
+/* The length of an escape at p[i] that can hide a token byte (\uXXXX, \/,
+ * \xXX, %XX), or 0. */
+size_t leak_escape_at(const uint8_t *p, size_t n, size_t i);
 /* Decode base64 or base64url text p[0..n) into out (reset first); false if
  * it is not valid base64. */
 bool leak_decode_base64(const uint8_t *p, size_t n, struct axg_buf *out);

@@ -108,9 +108,13 @@ int leak_scan_buffer(struct leak_scan *sc, const void *buf, size_t len,
 
 /* ---- streaming ---- */
 
-/* A stream over sc (borrowed).  The overlap kept between chunks is
- * LEAK_STREAM_OVERLAP bytes: a secret up to that long split anywhere across
- * chunks is found once. */
+/* A stream over sc (borrowed).  The stream keeps the last
+ * LEAK_STREAM_OVERLAP bytes and holds back findings that end in the last
+ * 1 KiB until more data or the end comes, so a secret (with the context
+ * its rule needs) of up to 7 KiB split anywhere across chunks is found
+ * once, at its offset from the start of the stream.  Chunks smaller than
+ * 1 KiB are gathered before scanning, which bounds the rescanning to a
+ * constant factor. */
 #define LEAK_STREAM_OVERLAP 8192
 struct leak_stream *leak_stream_new(struct leak_scan *sc);
 void leak_stream_free(struct leak_stream *st);

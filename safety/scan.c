@@ -273,12 +273,15 @@ benign_name(const uint8_t *s, size_t n)
 		"store", "manager", "env", "var", "col", "column", "valid",
 		"validator", "error", "missing", "confirm", "old", "new",
 		"forgot", "form", "input", "text", "prompt", "strength",
-		"generator", "rule", "rules" };
+		"generator", "rule", "rules", "author", "authors", "page",
+		"pagination", "cursor", "continuation", "next", "sync", "etag",
+		"request", "trace", "correlation", "span", "csrf", "xsrf",
+		"plate", "server", "number", "plan", "identifier" };
 	static const char *const sub_words[] = { "fingerprint", "publishable",
 		"placeholder", "keyboard", "keyword", "monkey", "turkey",
-		"hotkey", "author", "bypass", "compass", "passage", "passenger",
-		"passthrough", "tokenizer", "secretary", "checksum",
-		"integrity" };
+		"hotkey", "bypass", "compass", "passage", "passenger",
+		"passthrough", "passing", "passed", "passes", "passive",
+		"tokenizer", "secretary", "checksum", "integrity" };
 	size_t i = 0;
 
 	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
@@ -339,7 +342,7 @@ confirm(struct hitctx *h, uint32_t ri, int rc)
 	/* A value followed by '(' is a call, not a literal. */
 	if ((r->flags & LEAK_RF_VALUE) && b < h->n && h->p[b] == '(')
 		return;
-	if ((r->flags & LEAK_RF_GENERIC) && (r->flags & LEAK_RF_ANCHOR)) {
+	if ((r->flags & LEAK_RF_GENERIC) && !(r->flags & LEAK_RF_WINDOW)) {
 		/* The whole identifier the keyword sits in. */
 		size_t ns = ov[0], ne = ov[0];
 		while (ns > 0 && ident_byte(h->p[ns - 1]) && ov[0] - ns < 64)
@@ -396,6 +399,41 @@ flush_open(struct hitctx *h)
 	return rc;
 }
 
+/* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
+ * (=, :, ->, >, or spaces before a quote or "is")?  The generic rules'
+ * regexes need one; this check costs a few bytes instead of a match. */
+static bool
+assignment_follows(const uint8_t *p, size_t n, size_t at)
+{
+	size_t lim = at + 24 < n ? at + 24 : n, sp = 0;
+
+	while (at < lim && ident_byte(p[at]))
+		at++;
+	if (at < n && (p[at] == '"' || p[at] == '\'' || p[at] == '`'))
+		at++;
+	if (at < n && p[at] == ']')
+		at++;
+	while (at < n && sp < 4 && (p[at] == ' ' || p[at] == '\t')) {
+		at++;
+		sp++;
+	}
+	if (at >= n)
+		return false;
+	switch (p[at]) {
+	case '=':
+	case ':':
+	case '-':
+	case '>':
+		return true;
+	case '"':
+	case '\'':
+	case 'i':
+		return sp > 0;
+	default:
+		return false;
+	}
+}
+
 static int
 on_hit(size_t end, uint32_t kwid, void *arg)
 {
@@ -414,11 +452,14 @@ on_hit(size_t end, uint32_t kwid, void *arg)
 		uint32_t ri = k->rules[i];
 		const struct leak_rule *r = &sc->rs->rules[ri];
 
-		if (r->flags & LEAK_RF_ANCHOR) {
+		if (!(r->flags & LEAK_RF_WINDOW)) {
+			if ((r->flags & LEAK_RF_ASSIGN) &&
+			    !assignment_follows(h->p, h->n, end))
+				continue;
 			size_t we =
 			    end + r->after < h->n ? end + r->after : h->n;
 			int rc = pcre2_match(r->re, (PCRE2_SPTR)h->p, we, start,
-			    PCRE2_ANCHORED, sc->md, sc->mc);
+			    0, sc->md, sc->mc);
 			if (rc == PCRE2_ERROR_NOMATCH)
 				continue;
 			if (rc < 0)
@@ -429,6 +470,10 @@ on_hit(size_t end, uint32_t kwid, void *arg)
 		size_t ws = start > r->before ? start - r->before : 0;
 		size_t we = end + r->after < h->n ? end + r->after : h->n;
 		if (sc->open[ri] && ws <= sc->open_we[ri]) {
+			/* Hits come by window position, not keyword start,
+			 * so a window may also reach further back. */
+			if (ws < sc->open_ws[ri])
+				sc->open_ws[ri] = ws;
 			if (we > sc->open_we[ri])
 				sc->open_we[ri] = we;
 			continue;
@@ -446,14 +491,6 @@ on_hit(size_t end, uint32_t kwid, void *arg)
 		sc->open_we[ri] = we;
 	}
 	return 0;
-}
-
-static bool
-b64_byte(uint8_t c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	    (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '-' ||
-	    c == '_';
 }
 
 static bool
@@ -476,37 +513,125 @@ static int
 scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
     const struct layer *ly, int depth)
 {
-	static uint8_t tab[256];
+	const uint8_t *tab = sc->rs->b64tab;
 	size_t i = 0;
 
-	if (tab['A'] == 0)
-		for (int c = 0; c < 256; c++)
-			tab[c] = b64_byte((uint8_t)c);
-	while (i < n) {
-		while (i < n && !tab[p[i]])
-			i++;
-		size_t s = i;
-		while (i < n && tab[p[i]])
-			i++;
-		size_t e = i;
-		while (i < n && p[i] == '=' && i - e < 2)
-			i++;
+	/* Runs shorter than B64_RUN_MIN are skipped without reading all
+	 * their bytes: probe the last byte a run starting at i would need;
+	 * i always follows a byte outside the alphabet (or is 0). */
+	while (i + B64_RUN_MIN <= n) {
+		size_t probe = i + B64_RUN_MIN - 1;
+		if (!tab[p[probe]]) {
+			i = probe + 1;
+			continue;
+		}
+		size_t s = probe;
+		while (s > i && tab[p[s - 1]])
+			s--;
+		size_t e = probe + 1;
+		while (e < n && tab[p[e]])
+			e++;
+		size_t end = e;
+		while (end < n && p[end] == '=' && end - e < 2)
+			end++;
+		i = end < n ? end + 1 : end;
 		if (e - s < B64_RUN_MIN)
 			continue;
+		/* base64 of text has both cases; hex digests, UUIDs and
+		 * identifiers do not and are not decoded. */
+		bool up = false, low = false;
+		for (size_t k = s; k < e && !(up && low); k++) {
+			up = up || (p[k] >= 'A' && p[k] <= 'Z');
+			low = low || (p[k] >= 'a' && p[k] <= 'z');
+		}
+		if (!up || !low)
+			continue;
 		struct axg_buf *out = &sc->b64[depth];
-		if (!leak_decode_base64(p + s, i - s, out) || out->len < 12 ||
+		if (!leak_decode_base64(p + s, end - s, out) || out->len < 12 ||
 		    !mostly_text((const uint8_t *)out->data, out->len))
 			continue;
 		struct layer sub = { .parent = ly,
 			.enc = LEAK_ENC_BASE64,
 			.b64_off = s,
-			.b64_len = i - s,
+			.b64_len = end - s,
 			.len = out->len };
 		/* Deeper layers use sc->b64[depth + 1], not this buffer. */
 		int rc = scan_layer(sc, (const uint8_t *)out->data, out->len,
 		    &sub, depth + 1);
 		if (rc != 0)
 			return rc;
+	}
+	return 0;
+}
+
+#define ISLAND_MARGIN 1024
+
+/* Finds escapes in order; memchr results for '\\' and '%' are kept so
+ * each byte is searched once. */
+struct esc_iter {
+	const uint8_t *p;
+	size_t n;
+	const uint8_t *nb, *np; /* next '\\' / '%' at or after the cursor */
+};
+
+static bool
+next_escape(struct esc_iter *it, size_t from, size_t *at)
+{
+	const uint8_t *p = it->p;
+	size_t n = it->n;
+
+	for (size_t i = from; i < n;) {
+		if (it->nb != NULL && (size_t)(it->nb - p) < i)
+			it->nb = memchr(p + i, '\\', n - i);
+		if (it->np != NULL && (size_t)(it->np - p) < i)
+			it->np = memchr(p + i, '%', n - i);
+		const uint8_t *e = it->nb;
+		if (e == NULL || (it->np != NULL && it->np < e))
+			e = it->np;
+		if (e == NULL)
+			return false;
+		i = (size_t)(e - p);
+		if (leak_escape_at(p, n, i) > 0) {
+			*at = i;
+			return true;
+		}
+		i++;
+	}
+	return false;
+}
+
+static int
+scan_escape_islands(struct leak_scan *sc, const uint8_t *p, size_t n,
+    const struct layer *ly, int depth)
+{
+	struct esc_iter it = { p, n, NULL, NULL };
+	size_t at, from = 0;
+
+	it.nb = memchr(p, '\\', n);
+	it.np = memchr(p, '%', n);
+	while (next_escape(&it, from, &at)) {
+		size_t s = at > ISLAND_MARGIN ? at - ISLAND_MARGIN : 0;
+		size_t e = at + ISLAND_MARGIN < n ? at + ISLAND_MARGIN : n;
+		size_t nx;
+
+		/* Grow the island while more escapes fall inside it. */
+		while (e < n && next_escape(&it, at + 1, &nx) && nx < e) {
+			at = nx;
+			e = at + ISLAND_MARGIN < n ? at + ISLAND_MARGIN : n;
+		}
+		struct axg_buf *out = &sc->dec[depth];
+		if (leak_decode_escapes(p + s, e - s, s, out, &sc->map[depth],
+			&sc->mapcap[depth])) {
+			struct layer sub = { .parent = ly,
+				.enc = LEAK_ENC_ESCAPED,
+				.map = sc->map[depth],
+				.len = out->len };
+			int rc = scan_layer(sc, (const uint8_t *)out->data,
+			    out->len, &sub, depth + 1);
+			if (rc != 0)
+				return rc;
+		}
+		from = e;
 	}
 	return 0;
 }
@@ -526,21 +651,12 @@ scan_layer(struct leak_scan *sc, const uint8_t *p, size_t n,
 	if (rc != 0 || depth >= LEAK_DECODE_DEPTH_MAX)
 		return rc;
 
-	/* JSON escapes and percent-encoding. */
-	if (n < UINT32_MAX &&
-	    (memchr(p, '\\', n) != NULL || memchr(p, '%', n) != NULL)) {
-		struct axg_buf *out = &sc->dec[depth];
-		if (leak_decode_escapes(p, n, out, &sc->map[depth],
-			&sc->mapcap[depth])) {
-			struct layer sub = { .parent = ly,
-				.enc = LEAK_ENC_ESCAPED,
-				.map = sc->map[depth],
-				.len = out->len };
-			rc = scan_layer(sc, (const uint8_t *)out->data,
-			    out->len, &sub, depth + 1);
-			if (rc != 0)
-				return rc;
-		}
+	/* JSON escapes and percent-encoding: only islands around escapes
+	 * that can hide token bytes are decoded and scanned again. */
+	if (n < UINT32_MAX) {
+		rc = scan_escape_islands(sc, p, n, ly, depth);
+		if (rc != 0)
+			return rc;
 	}
 	return scan_base64_runs(sc, p, n, ly, depth);
 }
@@ -599,6 +715,8 @@ emit_findings(struct leak_scan *sc, const uint8_t *buf, size_t len,
 	const struct leak_ruleset *rs = sc->rs;
 	size_t kept = 0;
 
+	if (sc->nc == 0)
+		return 0;
 	qsort(sc->c, sc->nc, sizeof(*sc->c), cand_cmp_priority);
 	for (size_t i = 0; i < sc->nc; i++) {
 		bool overlap = false;

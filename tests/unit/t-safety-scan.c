@@ -359,35 +359,36 @@ test_yaml(void)
 	static const struct {
 		const char *yaml, *want, *name;
 	} bad[] = {
-		{ "rules:\n  - id: bad-re\n    keywords: [x1]\n    regex: "
+		{ "rules:\n  - id: bad-re\n    keywords: [xy1]\n    regex: "
 		  "'a(b'\n",
 		    "rule bad-re: regex: missing closing parenthesis",
 		    "an invalid regex names the rule and the PCRE2 error" },
-		{ "rules:\n  - id: slow\n    keywords: [aa]\n    regex: "
+		{ "rules:\n  - id: slow\n    keywords: [aaa]\n    regex: "
 		  "'(a+)+$'\n",
 		    "rule slow: regex backtracks catastrophically",
 		    "a catastrophic pattern is refused" },
-		{ "rules:\n  - id: slow2\n    keywords: [aa]\n"
+		{ "rules:\n  - id: slow2\n    keywords: [aaa]\n"
 		  "    regex: '(?:a|aa)+b'\n",
 		    "rule slow2: regex backtracks catastrophically",
 		    "an ambiguous alternation is refused" },
-		{ "rules:\n  - id: x\n    keywords: [ab]\n    regex: ab\n"
+		{ "rules:\n  - id: x\n    keywords: [abc]\n    regex: ab\n"
 		  "    colour: red\n",
 		    "unknown field 'colour'", "unknown fields are errors" },
-		{ "rules:\n  - id: github-pat\n    keywords: [ab]\n    regex: "
+		{ "rules:\n  - id: github-pat\n    keywords: [abc]\n    regex: "
 		  "ab\n",
 		    "rule github-pat: duplicate id",
 		    "duplicate ids are errors" },
 		{ "rules:\n  - id: nokw\n    regex: ab\n", "needs keywords",
 		    "keywords are required" },
-		{ "rules:\n  - id: k\n    keywords: [a]\n    regex: ab\n",
-		    "must be 2 to 64 bytes", "one-byte keywords are refused" },
+		{ "rules:\n  - id: k\n    keywords: [ab]\n    regex: ab\n",
+		    "must be 3 to 64 bytes", "two-byte keywords are refused" },
 		{ "rules: [\n", "t.yaml:", "YAML syntax errors are located" },
-		{ "rules:\n  - id: e\n    keywords: [ab]\n    regex: ab\n"
+		{ "rules:\n  - id: e\n    keywords: [abc]\n    regex: ab\n"
 		  "    entropy: lots\n",
 		    "entropy 'lots' is not a number",
 		    "entropy must be a number" },
-		{ "rules:\n  - id: BAD ID\n    keywords: [ab]\n    regex: ab\n",
+		{ "rules:\n  - id: BAD ID\n    keywords: [abc]\n    regex: "
+		  "ab\n",
 		    "may hold only", "rule ids are checked" },
 	};
 	for (size_t i = 0; i < AXG_ARRAY_LEN(bad); i++) {
