@@ -35,9 +35,6 @@ check-local: check-TESTS
 
 ## Benchmarks: built and run only by `make bench`.  Parts add programs to
 ## bench_programs (and EXTRA_PROGRAMS) and scripts to bench_scripts.
-bench_programs =
-bench_scripts =
-include %reldir%/safety.mk
 bench: $(bench_programs)
 	@for b in $(bench_programs); do \
 		echo "== $$b"; \
