@@ -58,6 +58,7 @@ struct ev {
 	int64_t now_ns;
 	int depth;
 	struct axv *results;
+	struct axv *exprs; /* NULL: not wanted */
 	/* the error */
 	bool failed;
 	enum axp_errcode code;
@@ -901,6 +902,16 @@ done(struct ev *ev, const struct block *b)
 				    axv_cstr(ev->q->vars[i].name), axv_ref(x));
 		}
 		axv_array_push(ev->results, row);
+		if (ev->exprs != NULL) {
+			struct axv *ex = axv_array_new(ev->q->nexprs);
+			for (i = 0; i < ev->q->nexprs; i++) {
+				struct axv *x = ev->q->exprs[i].kind == OPD_NONE
+				    ? NULL
+				    : get(ev, &ev->q->exprs[i]);
+				axv_array_push(ex, x ? x : axv_bool(true));
+			}
+			axv_array_push(ev->exprs, ex);
+		}
 		return 0;
 	}
 	case DONE_RULE:
@@ -1249,6 +1260,14 @@ axp_eval(const struct axp_query *q, struct axv *input,
     const struct axp_eval_opts *opts, struct axv **results,
     struct axp_error *err)
 {
+	return axp_eval_exprs(q, input, opts, results, NULL, err);
+}
+
+int
+axp_eval_exprs(const struct axp_query *q, struct axv *input,
+    const struct axp_eval_opts *opts, struct axv **results, struct axv **exprs,
+    struct axp_error *err)
+{
 	struct ev ev;
 	size_t fp;
 	int rc;
@@ -1267,6 +1286,8 @@ axp_eval(const struct axp_query *q, struct axv *input,
 	ev.now_ns = opts && opts->now_ns ? opts->now_ns
 					 : (int64_t)axg_now_ms() * 1000000;
 	ev.results = axv_array_new(0);
+	if (exprs != NULL)
+		ev.exprs = axv_array_new(0);
 	frame_push(&ev, q->nslots, &fp);
 	rc = run(&ev, q->body, 0);
 	undo(&ev, 0);
@@ -1280,7 +1301,10 @@ axp_eval(const struct axp_query *q, struct axv *input,
 	axv_unref(ev.input);
 	if (rc < 0 || ev.failed) {
 		axv_unref(ev.results);
+		axv_unref(ev.exprs);
 		*results = NULL;
+		if (exprs != NULL)
+			*exprs = NULL;
 		if (err != NULL) {
 			memset(err, 0, sizeof(*err));
 			err->code = ev.code;
@@ -1292,5 +1316,7 @@ axp_eval(const struct axp_query *q, struct axv *input,
 		return -1;
 	}
 	*results = ev.results;
+	if (exprs != NULL)
+		*exprs = ev.exprs;
 	return 0;
 }

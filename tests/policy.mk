@@ -4,8 +4,10 @@ check_PROGRAMS += \
 	tests/rego-conformance
 TESTS += \
 	tests/unit/t-policy-value \
-	tests/conformance/rego.sh
+	tests/conformance/rego.sh \
+	tests/integration/policy-cli.sh
 tests_rego_conformance_SOURCES = tests/conformance/rego-conformance.c
 EXTRA_DIST += \
 	tests/conformance/rego.sh \
+	tests/integration/policy-cli.sh \
 	tests/conformance/rego-todo.txt
