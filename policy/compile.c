@@ -1920,9 +1920,19 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	pol->root = ast_alloc(arena, sizeof(*pol->root));
 	pol->root->name = "data";
 	pol->root->path = ast_keep(arena, axv_array_new(0));
-	for (i = 0; i < nmods; i++)
+	for (i = 0; i < nmods; i++) {
+		/* every package is a document, even without rules */
+		struct dnode *n = pol->root;
+		const char *pp[64];
+		size_t np = package_path(mods[i], pp, 64), j;
+		for (j = 0; j < np; j++) {
+			n->has_rules = true;
+			n = node_child(&C, n, pp[j], true);
+		}
+		n->has_rules = true;
 		for (r = mods[i]->rules; r != NULL; r = r->next)
 			add_rule(&C, mods[i], r);
+	}
 	for (i = 0; i < pol->ngroups; i++)
 		compile_group(&C, pol->groups[i]);
 	if (C.nerr == 0)

@@ -958,16 +958,33 @@ bind_run(struct ev *ev, const struct block *b, uint32_t i, uint32_t slot,
 	return rc;
 }
 
+static int scan_coll(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s, struct axv *coll);
+
 static int
 scan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
 {
-	struct axv *coll = peek(ev, &s->a), *key;
+	struct axv *coll = peek(ev, &s->a);
+	int rc;
+
+	if (coll != NULL)
+		return scan_coll(ev, b, i, s, coll);
+	if ((coll = get(ev, &s->a)) == NULL)
+		return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+		    "unbound collection");
+	rc = scan_coll(ev, b, i, s, coll);
+	axv_unref(coll);
+	return rc;
+}
+
+static int
+scan_coll(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s, struct axv *coll)
+{
+	struct axv *key;
 	size_t j, n, mark = ev->ntrail;
 	int rc = 0;
 
-	if (coll == NULL)
-		return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
-		    "unbound collection");
 	/* a bound key: one lookup, no scan */
 	if ((key = get(ev, &s->b)) != NULL) {
 		struct axv *v = lookup(coll, key);
@@ -1074,15 +1091,29 @@ sub_collect(struct ev *ev, const struct block *blk, int kind, struct axv **out)
 	return 0;
 }
 
+static int every_coll(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s, struct axv *coll);
+
 static int
 every(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
 {
-	struct axv *coll = peek(ev, &s->a);
-	size_t j, n, mark = ev->ntrail;
+	struct axv *coll = get(ev, &s->a);
 	int rc;
 
 	if (coll == NULL)
 		return 0;
+	rc = every_coll(ev, b, i, s, coll);
+	axv_unref(coll);
+	return rc;
+}
+
+static int
+every_coll(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s, struct axv *coll)
+{
+	size_t j, n, mark = ev->ntrail;
+	int rc;
+
 	if (axv_kind(coll) != AXV_ARRAY && axv_kind(coll) != AXV_OBJECT &&
 	    axv_kind(coll) != AXV_SET)
 		return 0;
