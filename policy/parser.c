@@ -814,6 +814,7 @@ parse_literal(struct parser *ps)
 			reset(ps, m);
 			e = mkexpr(ps, E_SOME_IN, loc);
 			parse_in_clause(ps, e);
+			parse_withs(ps, e);
 		} else {
 			size_t i;
 			e = mkexpr(ps, E_SOME, loc);
@@ -855,6 +856,11 @@ parse_literal(struct parser *ps)
 			next(ps);
 			a = mkcall(ps, "internal.member_3", a->loc, a, v,
 			    parse_level(ps, 0));
+			while (at_in(ps)) {
+				next(ps);
+				a = mkcall(ps, "internal.member_2", a->loc, a,
+				    parse_level(ps, 0), NULL);
+			}
 		} else {
 			reset(ps, m);
 		}
