@@ -1,20 +1,331 @@
-/* cmd-policy.c: axgate policy. */
+/* cmd-policy.c: axgate policy: check and evaluate Rego policies. */
 #include "config.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "common/common.h"
+#include "policy/axpolicy.h"
+#include "policy/policy-int.h"
+#include "policy/value.h"
+
+#define POLICY_MAX_FILE (64u << 20)
+
+struct loader {
+	struct axp_compiler *c;
+	struct axv *data; /* merged data documents */
+	int nfiles;
+	int errors;
+};
+
+/* Merge src into the object dst at path (consumes src). */
+static struct axv *
+merge_into(struct axv *dst, struct axv *src)
+{
+	struct axv *o;
+	size_t i;
+
+	if (dst == NULL)
+		return src;
+	if (axv_kind(dst) != AXV_OBJECT || axv_kind(src) != AXV_OBJECT) {
+		axv_unref(dst);
+		return src;
+	}
+	o = axv_object_new(0);
+	for (i = 0; i < axv_object_len(dst); i++)
+		axv_object_put(o, axv_ref(axv_object_key(dst, i)),
+		    axv_ref(axv_object_val(dst, i)));
+	for (i = 0; i < axv_object_len(src); i++) {
+		struct axv *k = axv_object_key(src, i);
+		struct axv *old = axv_object_get(o, k);
+		axv_object_put(o, axv_ref(k),
+		    merge_into(old ? axv_ref(old) : NULL,
+			axv_ref(axv_object_val(src, i))));
+	}
+	axv_unref(dst);
+	axv_unref(src);
+	return o;
+}
+
+static int
+load_file(struct loader *ld, const char *path)
+{
+	char err[512];
+	size_t len;
+	char *text =
+	    axg_read_file(path, POLICY_MAX_FILE, &len, err, sizeof(err));
+
+	if (text == NULL) {
+		fprintf(stderr, "axgate policy: %s\n", err);
+		ld->errors++;
+		return -1;
+	}
+	ld->nfiles++;
+	if (axg_endswith(path, ".json")) {
+		struct axv *v =
+		    axv_from_json(text, len, NULL, err, sizeof(err));
+		free(text);
+		if (v == NULL) {
+			fprintf(stderr, "%s: %s\n", path, err);
+			ld->errors++;
+			return -1;
+		}
+		ld->data = merge_into(ld->data, v);
+		return 0;
+	}
+	axp_compiler_add_module(ld->c, path, text, len);
+	free(text);
+	return 0;
+}
+
+static int
+load_path(struct loader *ld, const char *path, bool top)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "axgate policy: %s: %s\n", path,
+		    strerror(errno));
+		ld->errors++;
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (top || axg_endswith(path, ".rego") ||
+		    axg_endswith(path, ".json"))
+			return load_file(ld, path);
+		return 0;
+	}
+	if ((d = opendir(path)) == NULL) {
+		fprintf(stderr, "axgate policy: %s: %s\n", path,
+		    strerror(errno));
+		ld->errors++;
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char *p;
+		if (de->d_name[0] == '.')
+			continue;
+		p = axg_asprintf("%s/%s", path, de->d_name);
+		load_path(ld, p, false);
+		free(p);
+	}
+	closedir(d);
+	return 0;
+}
+
+static void
+print_errors(struct axp_compiler *c)
+{
+	size_t i;
+
+	for (i = 0; i < axp_compiler_error_count(c); i++) {
+		const struct axp_error *e = axp_compiler_error(c, i);
+		if (e->line > 0)
+			fprintf(stderr, "%s:%d:%d: %s: %s\n", e->file, e->line,
+			    e->col, axp_errcode_str(e->code), e->message);
+		else
+			fprintf(stderr, "%s: %s\n", axp_errcode_str(e->code),
+			    e->message);
+	}
+}
+
+static struct axp_policy *
+compile_loaded(struct loader *ld)
+{
+	struct axp_policy *p;
+
+	if (ld->data != NULL) {
+		ld->c->data = ld->data;
+		ld->data = NULL;
+	}
+	if (ld->errors > 0) {
+		print_errors(ld->c);
+		return NULL;
+	}
+	p = axp_compiler_compile(ld->c);
+	if (p == NULL)
+		print_errors(ld->c);
+	return p;
+}
+
+static int
+policy_check(int argc, char **argv)
+{
+	struct loader ld;
+	struct axp_policy *p;
+	int i;
+
+	if (argc < 2) {
+		axg_cmd_usage(&axg_cmd_policy);
+		return AXG_EXIT_USAGE;
+	}
+	memset(&ld, 0, sizeof(ld));
+	ld.c = axp_compiler_new();
+	for (i = 1; i < argc; i++)
+		load_path(&ld, argv[i], true);
+	p = compile_loaded(&ld);
+	axp_compiler_free(ld.c);
+	axv_unref(ld.data);
+	if (p == NULL)
+		return AXG_EXIT_FAIL;
+	axp_policy_free(p);
+	return AXG_EXIT_OK;
+}
+
+static int
+policy_eval(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct loader ld;
+	struct axp_policy *p = NULL;
+	struct axp_query *q = NULL;
+	struct axp_error err;
+	struct axv *input = NULL, *res = NULL, *ex = NULL, *out = NULL;
+	const char *input_path = NULL;
+	bool pretty = false;
+	int ch, rc = AXG_EXIT_FAIL;
+	size_t i;
+	struct axg_buf b;
+
+	memset(&ld, 0, sizeof(ld));
+	memset(&err, 0, sizeof(err));
+	ld.c = axp_compiler_new();
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "d:i:f:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			load_path(&ld, optarg, true);
+			break;
+		case 'i':
+			input_path = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "pretty") == 0)
+				pretty = true;
+			else if (strcmp(optarg, "json") != 0) {
+				fprintf(stderr,
+				    "axgate policy eval: unknown format %s\n",
+				    optarg);
+				rc = AXG_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		default:
+			axg_cmd_usage(&axg_cmd_policy);
+			rc = AXG_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		axg_cmd_usage(&axg_cmd_policy);
+		rc = AXG_EXIT_USAGE;
+		goto out;
+	}
+	if (input_path != NULL) {
+		char msg[512];
+		size_t len;
+		char *text = axg_read_file(input_path, POLICY_MAX_FILE, &len,
+		    msg, sizeof(msg));
+		if (text == NULL) {
+			fprintf(stderr, "axgate policy eval: %s\n", msg);
+			goto out;
+		}
+		input = axv_from_json(text, len, NULL, msg, sizeof(msg));
+		free(text);
+		if (input == NULL) {
+			fprintf(stderr, "%s: %s\n", input_path, msg);
+			goto out;
+		}
+	}
+	if ((p = compile_loaded(&ld)) == NULL)
+		goto out;
+	if ((q = axp_query_prepare(p, argv[optind], &err)) == NULL) {
+		fprintf(stderr, "query:%d:%d: %s: %s\n", err.line, err.col,
+		    axp_errcode_str(err.code), err.message);
+		goto out;
+	}
+	if (axp_eval_exprs(q, input, NULL, &res, &ex, &err) < 0) {
+		if (err.line > 0)
+			fprintf(stderr, "%s:%d:%d: %s: %s\n", err.file,
+			    err.line, err.col, axp_errcode_str(err.code),
+			    err.message);
+		else
+			fprintf(stderr, "%s: %s\n", axp_errcode_str(err.code),
+			    err.message);
+		goto out;
+	}
+	/* OPA's shape: {"result": [{"expressions": [{"value": V, "text":
+	 * Q}], "bindings": {...}}]}; an undefined query prints {} */
+	out = axv_object_new(1);
+	if (axv_array_len(res) > 0) {
+		struct axv *rows = axv_array_new(axv_array_len(res));
+		for (i = 0; i < axv_array_len(res); i++) {
+			struct axv *row = axv_object_new(2), *exs;
+			struct axv *e = axv_array_get(ex, i);
+			size_t j;
+			exs = axv_array_new(axv_array_len(e));
+			for (j = 0; j < axv_array_len(e); j++) {
+				struct axv *o = axv_object_new(2);
+				axv_object_put(o, axv_cstr("value"),
+				    axv_ref(axv_array_get(e, j)));
+				axv_object_put(o, axv_cstr("text"),
+				    axv_cstr(argv[optind]));
+				axv_array_push(exs, o);
+			}
+			axv_object_put(row, axv_cstr("expressions"), exs);
+			if (axv_object_len(axv_array_get(res, i)) > 0)
+				axv_object_put(row, axv_cstr("bindings"),
+				    axv_ref(axv_array_get(res, i)));
+			axv_array_push(rows, row);
+		}
+		axv_object_put(out, axv_cstr("result"), rows);
+	}
+	axg_buf_init(&b, 0);
+	axv_to_json(out, &b, pretty);
+	printf("%s\n", b.data);
+	axg_buf_free(&b);
+	rc = AXG_EXIT_OK;
+out:
+	axv_unref(out);
+	axv_unref(res);
+	axv_unref(ex);
+	axv_unref(input);
+	axp_error_clear(&err);
+	axp_query_free(q);
+	axp_policy_free(p);
+	axp_compiler_free(ld.c);
+	axv_unref(ld.data);
+	return rc;
+}
 
 static int
 cmd_policy(int argc, char **argv)
 {
-	if (argc > 1 &&
-	    (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "--help") == 0) {
 		axg_cmd_usage(&axg_cmd_policy);
-		return AXG_EXIT_OK;
+		return argc < 2 ? AXG_EXIT_USAGE : AXG_EXIT_OK;
 	}
-	fprintf(stderr, "axgate policy: not available in this version\n");
+	if (strcmp(argv[1], "check") == 0)
+		return policy_check(argc - 1, argv + 1);
+	if (strcmp(argv[1], "eval") == 0)
+		return policy_eval(argc - 1, argv + 1);
+	fprintf(stderr, "axgate policy: %s: not available in this version\n",
+	    argv[1]);
 	return AXG_EXIT_USAGE;
 }
 
@@ -22,7 +333,7 @@ const struct axg_cmd axg_cmd_policy = {
 	.name = "policy",
 	.summary = "check, test, evaluate and format policies",
 	.usage = "axgate policy check FILE_OR_DIR...\naxgate policy eval [-d "
-		 "FILE_OR_DIR]... [-i INPUT] QUERY\naxgate policy test "
-		 "DIR...\naxgate policy fmt [-w] FILE...\n",
+		 "FILE_OR_DIR]... [-i INPUT] [--format json|pretty] QUERY\n"
+		 "axgate policy test DIR...\naxgate policy fmt [-w] FILE...\n",
 	.run = cmd_policy,
 };

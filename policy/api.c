@@ -154,8 +154,9 @@ int
 axp_query_eval_json(const struct axp_query *q, const char *input, size_t len,
     char **result, struct axp_error *err)
 {
-	struct axv *in = NULL, *res = NULL;
+	struct axv *in = NULL, *res = NULL, *ex = NULL, *out;
 	char msg[256];
+	size_t i;
 	int rc;
 
 	*result = NULL;
@@ -172,12 +173,23 @@ axp_query_eval_json(const struct axp_query *q, const char *input, size_t len,
 			return -1;
 		}
 	}
-	rc = axp_eval(q, in, NULL, &res, err);
+	rc = axp_eval_exprs(q, in, NULL, &res, &ex, err);
 	axv_unref(in);
 	if (rc < 0)
 		return -1;
-	*result = axv_json_str(res);
+	out = axv_array_new(axv_array_len(res));
+	for (i = 0; i < axv_array_len(res); i++) {
+		struct axv *row = axv_object_new(2);
+		axv_object_put(row, axv_cstr("bindings"),
+		    axv_ref(axv_array_get(res, i)));
+		axv_object_put(row, axv_cstr("expressions"),
+		    axv_ref(axv_array_get(ex, i)));
+		axv_array_push(out, row);
+	}
+	*result = axv_json_str(out);
+	axv_unref(out);
 	axv_unref(res);
+	axv_unref(ex);
 	return 0;
 }
 

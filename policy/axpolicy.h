@@ -89,11 +89,11 @@ struct axp_query *axp_query_prepare(struct axp_policy *p, const char *query,
 void axp_query_free(struct axp_query *q);
 
 /* Evaluate with input given as JSON (NULL: no input).  *result receives,
- * for the caller to free, the result set as JSON: an array with one object
- * per solution mapping each query variable to its value; a query without
- * variables gives [{}] when true and [] when undefined.  A query that is
- * a single reference (e.g. "data.p.allow") gives its value under "x"
- * unless it has variables.  Returns 0, or -1 with *err filled. */
+ * for the caller to free, the result set as JSON: an array with one
+ * object per solution, {"bindings": {VAR: VALUE...}, "expressions":
+ * [VALUE...]} (each expression's value; true for those that are not a
+ * plain term).  An undefined query gives [].  Returns 0, or -1 with *err
+ * filled. */
 int axp_query_eval_json(const struct axp_query *q, const char *input,
     size_t len, char **result, struct axp_error *err);
 

@@ -40,6 +40,9 @@ struct cc {
 	uint32_t nslots;
 	bool *bound;
 	size_t capbound;
+	struct ast_body *top;  /* the query's body */
+	struct opd *expr_opds; /* its expressions' values */
+	size_t cur_expr;
 };
 
 struct sbuf {
@@ -1556,6 +1559,12 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 		} else {
 			a = lower_eval(cc, e->a, sb);
 		}
+		if (cc->expr_opds != NULL) {
+			/* a query's term expression captures its value, false
+			 * included, as OPA does */
+			cc->expr_opds[cc->cur_expr] = a;
+			return;
+		}
 		s = emit(sb, IR_TRUTHY, &e->loc);
 		s->a = a;
 		return;
@@ -1635,8 +1644,13 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 	bool *done;
 	size_t left, i;
 
+	struct opd *saved_opds = cc->expr_opds;
+	size_t saved_cur = cc->cur_expr;
+
 	if (b == NULL)
 		return;
+	if (b != cc->top)
+		cc->expr_opds = NULL;
 	done = axg_calloc(b->n + 1, sizeof(*done));
 	left = b->n;
 	while (left > 0) {
@@ -1664,9 +1678,12 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 		}
 		done[i] = true;
 		left--;
+		cc->cur_expr = i;
 		lower_expr(cc, b->e[i], sb);
 	}
 	free(done);
+	cc->expr_opds = saved_opds;
+	cc->cur_expr = saved_cur;
 }
 
 /* ---- rules ---- */
@@ -1903,9 +1920,19 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	pol->root = ast_alloc(arena, sizeof(*pol->root));
 	pol->root->name = "data";
 	pol->root->path = ast_keep(arena, axv_array_new(0));
-	for (i = 0; i < nmods; i++)
+	for (i = 0; i < nmods; i++) {
+		/* every package is a document, even without rules */
+		struct dnode *n = pol->root;
+		const char *pp[64];
+		size_t np = package_path(mods[i], pp, 64), j;
+		for (j = 0; j < np; j++) {
+			n->has_rules = true;
+			n = node_child(&C, n, pp[j], true);
+		}
+		n->has_rules = true;
 		for (r = mods[i]->rules; r != NULL; r = r->next)
 			add_rule(&C, mods[i], r);
+	}
 	for (i = 0; i < pol->ngroups; i++)
 		compile_group(&C, pol->groups[i]);
 	if (C.nerr == 0)
@@ -1945,6 +1972,12 @@ axp_compile_query(struct axp_policy *pol, struct ast_body *body,
 		nv++;
 	}
 	q->nvars = (uint32_t)nv;
+	q->nexprs = (uint32_t)body->n;
+	q->exprs = ast_alloc(arena, (body->n + 1) * sizeof(*q->exprs));
+	for (i = 0; i < body->n; i++)
+		q->exprs[i].kind = OPD_NONE;
+	cc.top = body;
+	cc.expr_opds = q->exprs;
 	lower_body(&cc, body, &sb);
 	q->body = finish_block(&C, &sb, DONE_QUERY);
 	q->nslots = cc.nslots;

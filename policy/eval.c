@@ -58,6 +58,7 @@ struct ev {
 	int64_t now_ns;
 	int depth;
 	struct axv *results;
+	struct axv *exprs; /* NULL: not wanted */
 	/* the error */
 	bool failed;
 	enum axp_errcode code;
@@ -901,6 +902,16 @@ done(struct ev *ev, const struct block *b)
 				    axv_cstr(ev->q->vars[i].name), axv_ref(x));
 		}
 		axv_array_push(ev->results, row);
+		if (ev->exprs != NULL) {
+			struct axv *ex = axv_array_new(ev->q->nexprs);
+			for (i = 0; i < ev->q->nexprs; i++) {
+				struct axv *x = ev->q->exprs[i].kind == OPD_NONE
+				    ? NULL
+				    : get(ev, &ev->q->exprs[i]);
+				axv_array_push(ex, x ? x : axv_bool(true));
+			}
+			axv_array_push(ev->exprs, ex);
+		}
 		return 0;
 	}
 	case DONE_RULE:
@@ -947,16 +958,33 @@ bind_run(struct ev *ev, const struct block *b, uint32_t i, uint32_t slot,
 	return rc;
 }
 
+static int scan_coll(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s, struct axv *coll);
+
 static int
 scan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
 {
-	struct axv *coll = peek(ev, &s->a), *key;
+	struct axv *coll = peek(ev, &s->a);
+	int rc;
+
+	if (coll != NULL)
+		return scan_coll(ev, b, i, s, coll);
+	if ((coll = get(ev, &s->a)) == NULL)
+		return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+		    "unbound collection");
+	rc = scan_coll(ev, b, i, s, coll);
+	axv_unref(coll);
+	return rc;
+}
+
+static int
+scan_coll(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s, struct axv *coll)
+{
+	struct axv *key;
 	size_t j, n, mark = ev->ntrail;
 	int rc = 0;
 
-	if (coll == NULL)
-		return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
-		    "unbound collection");
 	/* a bound key: one lookup, no scan */
 	if ((key = get(ev, &s->b)) != NULL) {
 		struct axv *v = lookup(coll, key);
@@ -1063,15 +1091,29 @@ sub_collect(struct ev *ev, const struct block *blk, int kind, struct axv **out)
 	return 0;
 }
 
+static int every_coll(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s, struct axv *coll);
+
 static int
 every(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
 {
-	struct axv *coll = peek(ev, &s->a);
-	size_t j, n, mark = ev->ntrail;
+	struct axv *coll = get(ev, &s->a);
 	int rc;
 
 	if (coll == NULL)
 		return 0;
+	rc = every_coll(ev, b, i, s, coll);
+	axv_unref(coll);
+	return rc;
+}
+
+static int
+every_coll(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s, struct axv *coll)
+{
+	size_t j, n, mark = ev->ntrail;
+	int rc;
+
 	if (axv_kind(coll) != AXV_ARRAY && axv_kind(coll) != AXV_OBJECT &&
 	    axv_kind(coll) != AXV_SET)
 		return 0;
@@ -1249,6 +1291,14 @@ axp_eval(const struct axp_query *q, struct axv *input,
     const struct axp_eval_opts *opts, struct axv **results,
     struct axp_error *err)
 {
+	return axp_eval_exprs(q, input, opts, results, NULL, err);
+}
+
+int
+axp_eval_exprs(const struct axp_query *q, struct axv *input,
+    const struct axp_eval_opts *opts, struct axv **results, struct axv **exprs,
+    struct axp_error *err)
+{
 	struct ev ev;
 	size_t fp;
 	int rc;
@@ -1267,6 +1317,8 @@ axp_eval(const struct axp_query *q, struct axv *input,
 	ev.now_ns = opts && opts->now_ns ? opts->now_ns
 					 : (int64_t)axg_now_ms() * 1000000;
 	ev.results = axv_array_new(0);
+	if (exprs != NULL)
+		ev.exprs = axv_array_new(0);
 	frame_push(&ev, q->nslots, &fp);
 	rc = run(&ev, q->body, 0);
 	undo(&ev, 0);
@@ -1280,7 +1332,10 @@ axp_eval(const struct axp_query *q, struct axv *input,
 	axv_unref(ev.input);
 	if (rc < 0 || ev.failed) {
 		axv_unref(ev.results);
+		axv_unref(ev.exprs);
 		*results = NULL;
+		if (exprs != NULL)
+			*exprs = NULL;
 		if (err != NULL) {
 			memset(err, 0, sizeof(*err));
 			err->code = ev.code;
@@ -1292,5 +1347,7 @@ axp_eval(const struct axp_query *q, struct axv *input,
 		return -1;
 	}
 	*results = ev.results;
+	if (exprs != NULL)
+		*exprs = ev.exprs;
 	return 0;
 }

@@ -152,9 +152,8 @@ kw_as_var(struct parser *ps)
 {
 	const char *after = ps->tok.start + ps->tok.len;
 
-	if (is_kw(ps, "true") || is_kw(ps, "false") || is_kw(ps, "null"))
-		return false;
-	return after < ps->lx.end && (*after == '.' || *after == '[');
+	return after < ps->lx.end &&
+	    (*after == '.' || *after == '[' || *after == '(');
 }
 
 static struct ast_term *
@@ -227,6 +226,7 @@ mkcall(struct parser *ps, const char *fn, struct ast_loc loc,
 }
 
 static struct ast_term *parse_term(struct parser *ps);
+static struct ast_term *parse_level(struct parser *ps, int level);
 static struct ast_body *parse_body_until(struct parser *ps, const char *close);
 
 static void
@@ -496,8 +496,9 @@ parse_primary(struct parser *ps)
 		next(ps);
 		return t;
 	case TK_IDENT:
-		if (is_kw(ps, "true") || is_kw(ps, "false") ||
-		    is_kw(ps, "null")) {
+		if ((is_kw(ps, "true") || is_kw(ps, "false") ||
+			is_kw(ps, "null")) &&
+		    !kw_as_var(ps)) {
 			t = mkterm(ps, T_SCALAR, loc);
 			t->val = is_kw(ps, "null")
 			    ? axv_null()
@@ -540,6 +541,17 @@ parse_primary(struct parser *ps)
 			ps->nl = false;
 			ps->no_bar = false;
 			t = parse_term(ps);
+			if (is_punct(ps, ",")) {
+				/* (k, v in coll) */
+				struct ast_term *v;
+				next(ps);
+				v = parse_level(ps, 0);
+				if (!is_kw(ps, "in"))
+					perr(ps, "expected in");
+				next(ps);
+				t = mkcall(ps, "internal.member_3", t->loc, t,
+				    v, parse_level(ps, 0));
+			}
 			ps->nl = save_nl;
 			ps->no_bar = save_bar;
 			expect(ps, ")");
@@ -802,6 +814,7 @@ parse_literal(struct parser *ps)
 			reset(ps, m);
 			e = mkexpr(ps, E_SOME_IN, loc);
 			parse_in_clause(ps, e);
+			parse_withs(ps, e);
 		} else {
 			size_t i;
 			e = mkexpr(ps, E_SOME, loc);
@@ -843,6 +856,11 @@ parse_literal(struct parser *ps)
 			next(ps);
 			a = mkcall(ps, "internal.member_3", a->loc, a, v,
 			    parse_level(ps, 0));
+			while (at_in(ps)) {
+				next(ps);
+				a = mkcall(ps, "internal.member_2", a->loc, a,
+				    parse_level(ps, 0), NULL);
+			}
 		} else {
 			reset(ps, m);
 		}
@@ -924,7 +942,7 @@ parse_rule_body(struct parser *ps, bool *had)
 	struct ast_loc loc = here(ps);
 
 	*had = false;
-	if (is_kw(ps, "if")) {
+	if (is_kw(ps, "if") && !kw_as_var(ps)) {
 		next(ps);
 		*had = true;
 		if (is_punct(ps, "{")) {
@@ -1032,7 +1050,7 @@ parse_rule(struct parser *ps)
 		r->is_func = true;
 		r->args = tl_finish(ps, &args, &r->nargs);
 	}
-	if (is_kw(ps, "contains") && !ps->tok.nl_before) {
+	if (is_kw(ps, "contains") && !ps->tok.nl_before && !kw_as_var(ps)) {
 		next(ps);
 		r->key = parse_term(ps);
 	}
@@ -1049,7 +1067,7 @@ parse_rule(struct parser *ps)
 	}
 	r->body = parse_rule_body(ps, &had);
 	prev = r;
-	while (is_kw(ps, "else")) {
+	while (is_kw(ps, "else") && !kw_as_var(ps)) {
 		struct ast_rule *e = ast_alloc(ps->a, sizeof(*e));
 		e->loc = here(ps);
 		next(ps);
@@ -1117,7 +1135,7 @@ ast_parse_module(struct ast_arena *a, const char *file, const char *src,
 	m->package = parse_postfix(&ps);
 	if (m->package->kind != T_VAR && m->package->kind != T_REF)
 		perr(&ps, "invalid package name");
-	while (is_kw(&ps, "import")) {
+	while (is_kw(&ps, "import") && !kw_as_var(&ps)) {
 		struct ast_import *im = &imps[nimps];
 		if (nimps == AXG_ARRAY_LEN(imps))
 			perr(&ps, "too many imports");
@@ -1141,7 +1159,7 @@ ast_parse_module(struct ast_arena *a, const char *file, const char *src,
 		struct ast_rule *r;
 		if (ps.tok.kind == TK_ERROR)
 			perr(&ps, "%s", ps.tok.text);
-		if (is_kw(&ps, "import"))
+		if (is_kw(&ps, "import") && !kw_as_var(&ps))
 			perr(&ps, "imports must come before rules");
 		if (is_punct(&ps, ";")) {
 			next(&ps);

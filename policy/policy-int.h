@@ -36,7 +36,8 @@ struct axp_query {
 	uint32_t nslots;
 	struct qvar *vars;
 	uint32_t nvars;
-	uint32_t *expr_slots; /* per top-level expression: its value slot */
+	struct opd *exprs; /* per top-level expression: its value (OPD_NONE:
+			      true) */
 	uint32_t nexprs;
 };
 
@@ -59,10 +60,14 @@ struct axp_eval_opts {
 };
 
 /* Evaluate: *results receives an array of solutions, each an object
- * {"bindings": {var: value}, "expressions": [value...]}... as values:
- * an array of objects mapping variable name to value. */
+ * mapping the query's variable names to their values. */
 int axp_eval(const struct axp_query *q, struct axv *input,
     const struct axp_eval_opts *opts, struct axv **results,
+    struct axp_error *err);
+/* The same, also giving for each solution the array of the values of the
+ * query's expressions (exprs may be NULL). */
+int axp_eval_exprs(const struct axp_query *q, struct axv *input,
+    const struct axp_eval_opts *opts, struct axv **results, struct axv **exprs,
     struct axp_error *err);
 
 #endif /* AXP_POLICY_INT_H */

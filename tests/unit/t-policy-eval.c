@@ -1,0 +1,132 @@
+/* Unit tests of the engine through its public and internal API: compile
+ * errors, limits, results. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy-int.h"
+#include "tests/tap.h"
+
+static struct axp_policy *
+compile1(const char *src, struct axp_compiler **cp)
+{
+	struct axp_compiler *c = axp_compiler_new();
+
+	axp_compiler_add_module(c, "t.rego", src, strlen(src));
+	*cp = c;
+	return axp_compiler_compile(c);
+}
+
+/* Evaluate query against src; returns the JSON result or the error. */
+static char *
+eval(const char *src, const char *query, const char *input, uint64_t steps)
+{
+	struct axp_compiler *c;
+	struct axp_policy *p = compile1(src, &c);
+	struct axp_query *q;
+	struct axp_error err;
+	struct axv *in = NULL, *res = NULL;
+	struct axp_eval_opts o;
+	char *out;
+
+	if (p == NULL) {
+		const struct axp_error *e = axp_compiler_error(c, 0);
+		out = axg_asprintf("compile %d:%d %s %s", e->line, e->col,
+		    axp_errcode_str(e->code), e->message);
+		axp_compiler_free(c);
+		return out;
+	}
+	q = axp_query_prepare(p, query, &err);
+	if (q == NULL) {
+		out = axg_asprintf("query %s", err.message);
+		axp_error_clear(&err);
+		goto done;
+	}
+	if (input)
+		in = axv_from_json(input, strlen(input), NULL, NULL, 0);
+	memset(&o, 0, sizeof(o));
+	o.max_steps = steps;
+	if (axp_eval(q, in, &o, &res, &err) < 0) {
+		out = axg_asprintf("error %s %s", axp_errcode_str(err.code),
+		    err.message);
+		axp_error_clear(&err);
+	} else {
+		out = axv_json_str(res);
+	}
+	axv_unref(in);
+	axv_unref(res);
+	axp_query_free(q);
+done:
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	return out;
+}
+
+static void
+check(const char *src, const char *query, const char *input, const char *want,
+    const char *name)
+{
+	char *got = eval(src, query, input, 0);
+
+	is_str(got, want, "%s", name);
+	free(got);
+}
+
+static void
+check_like(const char *src, const char *query, uint64_t steps, const char *want,
+    const char *name)
+{
+	char *got = eval(src, query, NULL, steps);
+
+	like_str(got, want, "%s", name);
+	free(got);
+}
+
+int
+main(void)
+{
+	check("package t\np if input.x == 1\n", "x = data.t.p", "{\"x\":1}",
+	    "[{\"x\":true}]", "complete rule from input");
+	check("package t\np if input.x == 1\n", "x = data.t.p", "{\"x\":2}",
+	    "[]", "undefined rule");
+	check("package t\ns contains x if some x in [3, 1, 3]\n",
+	    "x = data.t.s", NULL, "[{\"x\":[1,3]}]",
+	    "partial set, sorted, deduplicated");
+	check("package t\no[k] := v if some k, v in {\"a\": 1}\n",
+	    "x = data.t.o", NULL, "[{\"x\":{\"a\":1}}]", "partial object");
+	check("package t\nf(x) := y if y := x * 2\n", "y = data.t.f(21)", NULL,
+	    "[{\"y\":42}]", "function call");
+	check("package t\np := x if { y > 1; y := 2; x := y + 1 }\n",
+	    "x = data.t.p", NULL, "[{\"x\":3}]",
+	    "body reordered so vars are bound first");
+	check("package t\np := x if { x := input.v with input as {\"v\": 7} "
+	      "}\n",
+	    "x = data.t.p", NULL, "[{\"x\":7}]", "with input");
+	check("package t\np := 1\np := 2\n", "x = data.t.p", NULL,
+	    "error eval_conflict_error complete rules must not produce "
+	    "multiple outputs",
+	    "conflict error");
+	check("package t\np := 1 / 0\n", "x = data.t.p", NULL,
+	    "error eval_builtin_error div: divide by zero",
+	    "builtin error code and message");
+	check("package t\np if { x }\n", "x = data.t.p", NULL,
+	    "compile 2:8 rego_unsafe_var_error var x is unsafe",
+	    "unsafe var located");
+	check_like("package t\np if q\nq if p\n", "x = data.t.p", 0,
+	    "rego_recursion_error rule data.t.p is recursive",
+	    "recursion detected at compile time");
+	check_like("package t\np := [x | some a in numbers; some b in numbers; "
+		   "some c in numbers; x := [a, b, c]]\nnumbers := [1, 2, 3, "
+		   "4, "
+		   "5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]\n",
+	    "x = data.t.p", 1000, "error eval_limit_error",
+	    "the step limit ends a runaway evaluation");
+	check_like("package t\np := x if x := 1\n", "x = data.t.p", 0,
+	    "[{\"x\":1}]", "a query binds its variables");
+	check("package t\n", "x := {1, 2} | {3}", NULL, "[{\"x\":[1,2,3]}]",
+	    "set union in a query");
+	check("package t\n", "x := $\"a{1 + 1}b\"", NULL, "[{\"x\":\"a2b\"}]",
+	    "template string");
+	return tap_done();
+}
