@@ -22,6 +22,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_numbers,
 	axp_builtins_objects,
 	axp_builtins_jsonpatch,
+	axp_builtins_sprintf,
 };
 
 static const struct axp_builtin **registry;

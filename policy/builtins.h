@@ -94,5 +94,6 @@ extern const struct axp_builtin axp_builtins_types[];
 extern const struct axp_builtin axp_builtins_numbers[];
 extern const struct axp_builtin axp_builtins_objects[];
 extern const struct axp_builtin axp_builtins_jsonpatch[];
+extern const struct axp_builtin axp_builtins_sprintf[];
 
 #endif /* AXP_BUILTINS_H */
