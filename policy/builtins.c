@@ -23,6 +23,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_objects,
 	axp_builtins_jsonpatch,
 	axp_builtins_sprintf,
+	axp_builtins_regex,
 };
 
 static const struct axp_builtin **registry;

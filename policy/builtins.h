@@ -95,5 +95,6 @@ extern const struct axp_builtin axp_builtins_numbers[];
 extern const struct axp_builtin axp_builtins_objects[];
 extern const struct axp_builtin axp_builtins_jsonpatch[];
 extern const struct axp_builtin axp_builtins_sprintf[];
+extern const struct axp_builtin axp_builtins_regex[];
 
 #endif /* AXP_BUILTINS_H */

@@ -6,7 +6,8 @@ bi_a_tests = \
 	tests/unit/t-policy-bi-objects \
 	tests/unit/t-policy-bi-aggregates \
 	tests/unit/t-policy-bi-strings \
-	tests/unit/t-policy-bi-sprintf
+	tests/unit/t-policy-bi-sprintf \
+	tests/unit/t-policy-bi-regex
 check_PROGRAMS += $(bi_a_tests)
 TESTS += $(bi_a_tests)
 EXTRA_DIST += %reldir%/unit/policy-bi.h
