@@ -24,6 +24,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_jsonpatch,
 	axp_builtins_sprintf,
 	axp_builtins_regex,
+	axp_builtins_glob,
 };
 
 static const struct axp_builtin **registry;

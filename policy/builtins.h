@@ -96,5 +96,6 @@ extern const struct axp_builtin axp_builtins_objects[];
 extern const struct axp_builtin axp_builtins_jsonpatch[];
 extern const struct axp_builtin axp_builtins_sprintf[];
 extern const struct axp_builtin axp_builtins_regex[];
+extern const struct axp_builtin axp_builtins_glob[];
 
 #endif /* AXP_BUILTINS_H */

@@ -22,7 +22,8 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-objects.c \
 	%reldir%/builtins-jsonpatch.c \
 	%reldir%/builtins-sprintf.c \
-	%reldir%/builtins-regex.c
+	%reldir%/builtins-regex.c \
+	%reldir%/builtins-glob.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h
