@@ -97,5 +97,7 @@ extern const struct axp_builtin axp_builtins_jsonpatch[];
 extern const struct axp_builtin axp_builtins_sprintf[];
 extern const struct axp_builtin axp_builtins_regex[];
 extern const struct axp_builtin axp_builtins_glob[];
+extern const struct axp_builtin axp_builtins_units[];
+extern const struct axp_builtin axp_builtins_semver[];
 
 #endif /* AXP_BUILTINS_H */

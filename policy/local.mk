@@ -23,7 +23,9 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-jsonpatch.c \
 	%reldir%/builtins-sprintf.c \
 	%reldir%/builtins-regex.c \
-	%reldir%/builtins-glob.c
+	%reldir%/builtins-glob.c \
+	%reldir%/builtins-units.c \
+	%reldir%/builtins-semver.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h
