@@ -693,6 +693,271 @@ bi_regex_template_match(struct axp_bctx *ctx, struct axv *const *args,
 	return AXP_BI_OK;
 }
 
+/* ---- regex.globs_match ----
+ * Do two "globs" (a regular-expression subset: literals, ".", [sets],
+ * [^negated sets], \ escapes, each optionally followed by *, + or ?) match
+ * a common string?  Each glob becomes a list of tokens; a breadth-first
+ * search over pairs of token positions finds a common path. */
+
+#define GM_TOKENS_MAX 1024
+#define GM_CP_MAX     0x10ffffu
+
+struct gm_tok {
+	uint32_t *r; /* inclusive ranges, sorted and merged: lo, hi, ... */
+	size_t nr;
+	char q; /* 0, '*', '?' ('+' is expanded to x x*) */
+};
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort and merge the pairs in r (n values); complement if neg. */
+static size_t
+gm_normalize(uint32_t *r, size_t n, bool neg, uint32_t **out)
+{
+	uint32_t *m = axg_calloc(n + 2, sizeof(*m));
+	size_t i, k = 0;
+	uint32_t next = 0;
+
+	qsort(r, n / 2, 2 * sizeof(*r), cmp_u32);
+	for (i = 0; i < n; i += 2) {
+		if (k > 0 && r[i] <= m[k - 1] + 1) {
+			if (r[i + 1] > m[k - 1])
+				m[k - 1] = r[i + 1];
+		} else {
+			m[k++] = r[i];
+			m[k++] = r[i + 1];
+		}
+	}
+	if (neg) {
+		uint32_t *c = axg_calloc(k + 2, sizeof(*c));
+		size_t j = 0;
+		for (i = 0; i < k; i += 2) {
+			if (m[i] > next) {
+				c[j++] = next;
+				c[j++] = m[i] - 1;
+			}
+			next = m[i + 1] + 1;
+		}
+		if (next <= GM_CP_MAX && (k == 0 || m[k - 1] < GM_CP_MAX)) {
+			c[j++] = next;
+			c[j++] = GM_CP_MAX;
+		}
+		free(m);
+		*out = c;
+		return j;
+	}
+	*out = m;
+	return k;
+}
+
+static void
+gm_free(struct gm_tok *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(t[i].r);
+	free(t);
+}
+
+/* Parse a glob; NULL with *err (and *pos, 1-based) on a syntax error. */
+static struct gm_tok *
+gm_parse(const char *p, size_t n, size_t *ntok, const char **err, size_t *pos)
+{
+	struct gm_tok *t = axg_calloc(2 * n + 1, sizeof(*t));
+	size_t i = 0, k = 0;
+	uint32_t c;
+
+	while (i < n) {
+		uint32_t *r = axg_calloc(2 * (n + 1), sizeof(*r));
+		size_t nr = 0;
+		bool neg = false;
+		char ch = p[i];
+
+		if (k >= GM_TOKENS_MAX) {
+			free(r);
+			*err = "pattern too long";
+			goto fail;
+		}
+		if (ch == '*' || ch == '+' || ch == '?') {
+			free(r);
+			*err = "quantifier without a preceding character";
+			*pos = i + 1;
+			goto fail;
+		}
+		if (ch == ']') {
+			free(r);
+			*err = "set-close ']' with no preceding '['";
+			*pos = i + 1;
+			goto fail;
+		}
+		if (ch == '.') {
+			neg = true;
+			i++;
+		} else if (ch == '[') {
+			i++;
+			if (i < n && p[i] == '^') {
+				neg = true;
+				i++;
+			}
+			for (;;) {
+				uint32_t lo, hi;
+				if (i >= n) {
+					free(r);
+					*err =
+					    "set-open '[' with no closing ']'";
+					*pos = i;
+					goto fail;
+				}
+				if (p[i] == ']')
+					break;
+				if (p[i] == '\\' && i + 1 < n)
+					i++;
+				i += axv_utf8_next(p + i, n - i, &lo);
+				hi = lo;
+				if (i + 1 < n && p[i] == '-' &&
+				    p[i + 1] != ']') {
+					i++;
+					if (p[i] == '\\' && i + 1 < n)
+						i++;
+					i += axv_utf8_next(p + i, n - i, &hi);
+					if (hi < lo) {
+						free(r);
+						*err = "invalid range";
+						*pos = i;
+						goto fail;
+					}
+				}
+				r[nr++] = lo;
+				r[nr++] = hi;
+			}
+			i++;
+		} else {
+			if (ch == '\\') {
+				if (i + 1 >= n) {
+					free(r);
+					*err = "trailing escape";
+					*pos = i + 1;
+					goto fail;
+				}
+				i++;
+			}
+			i += axv_utf8_next(p + i, n - i, &c);
+			r[nr++] = c;
+			r[nr++] = c;
+		}
+		t[k].nr = gm_normalize(r, nr, neg, &t[k].r);
+		free(r);
+		if (i < n && (p[i] == '*' || p[i] == '?')) {
+			t[k].q = p[i++];
+		} else if (i < n && p[i] == '+') {
+			i++;
+			t[k + 1].r = axg_calloc(t[k].nr + 1, sizeof(uint32_t));
+			memcpy(t[k + 1].r, t[k].r, t[k].nr * sizeof(uint32_t));
+			t[k + 1].nr = t[k].nr;
+			t[k + 1].q = '*';
+			k++;
+		}
+		k++;
+	}
+	*ntok = k;
+	return t;
+fail:
+	gm_free(t, k);
+	return NULL;
+}
+
+static bool
+gm_overlap(const struct gm_tok *a, const struct gm_tok *b)
+{
+	size_t i = 0, j = 0;
+
+	while (i < a->nr && j < b->nr) {
+		if (a->r[i + 1] < b->r[j])
+			i += 2;
+		else if (b->r[j + 1] < a->r[i])
+			j += 2;
+		else
+			return true;
+	}
+	return false;
+}
+
+static bool
+gm_intersect(const struct gm_tok *a, size_t na, const struct gm_tok *b,
+    size_t nb)
+{
+	size_t w = nb + 1, total = (na + 1) * (nb + 1), head = 0, tail = 0;
+	unsigned char *seen = axg_calloc(total, 1);
+	size_t *queue = axg_calloc(total, sizeof(*queue));
+	bool found = false;
+
+#define GM_PUSH(x, y)                                                          \
+	do {                                                                   \
+		size_t id_ = (x)*w + (y);                                      \
+		if (!seen[id_]) {                                              \
+			seen[id_] = 1;                                         \
+			queue[tail++] = id_;                                   \
+		}                                                              \
+	} while (0)
+	GM_PUSH(0, 0);
+	while (head < tail && !found) {
+		size_t id = queue[head++], i = id / w, j = id % w;
+		if (i == na && j == nb) {
+			found = true;
+			break;
+		}
+		if (i < na && a[i].q != 0)
+			GM_PUSH(i + 1, j);
+		if (j < nb && b[j].q != 0)
+			GM_PUSH(i, j + 1);
+		if (i < na && j < nb && gm_overlap(&a[i], &b[j]))
+			GM_PUSH(a[i].q == '*' ? i : i + 1,
+			    b[j].q == '*' ? j : j + 1);
+	}
+#undef GM_PUSH
+	free(seen);
+	free(queue);
+	return found;
+}
+
+static int
+bi_regex_globs_match(struct axp_bctx *ctx, struct axv *const *args,
+    struct axv **out)
+{
+	struct gm_tok *t[2] = { NULL, NULL };
+	size_t nt[2] = { 0, 0 };
+	int i;
+
+	if (!axp_bi_want(ctx, args, 1, AXV_STRING) ||
+	    !axp_bi_want(ctx, args, 2, AXV_STRING))
+		return AXP_BI_ERROR;
+	for (i = 0; i < 2; i++) {
+		const char *err = NULL;
+		size_t pos = 0;
+		t[i] = gm_parse(axv_str(args[i]), axv_strlen(args[i]), &nt[i],
+		    &err, &pos);
+		if (t[i] == NULL) {
+			if (i == 1)
+				gm_free(t[0], nt[0]);
+			return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+			    "input:%.200s, pos:%zu, %s: the input provided is "
+			    "invalid",
+			    axv_str(args[i]), pos, err);
+		}
+	}
+	*out = axv_bool(gm_intersect(t[0], nt[0], t[1], nt[1]));
+	gm_free(t[0], nt[0]);
+	gm_free(t[1], nt[1]);
+	return AXP_BI_OK;
+}
+
 const struct axp_builtin axp_builtins_regex[] = {
 	{ "regex.match", 2, bi_regex_match, "(string, string) => boolean", 0 },
 	{ "regex.is_valid", 1, bi_regex_is_valid, "(any) => boolean", 0 },
@@ -706,5 +971,7 @@ const struct axp_builtin axp_builtins_regex[] = {
 	    "(string, string, string) => string", 0 },
 	{ "regex.template_match", 4, bi_regex_template_match,
 	    "(string, string, string, string) => boolean", 0 },
+	{ "regex.globs_match", 2, bi_regex_globs_match,
+	    "(string, string) => boolean", 0 },
 	{ NULL, 0, NULL, NULL, 0 },
 };

@@ -107,6 +107,29 @@ static const struct bi_row rows[] = {
 	{ "regex.template_match", "[\"x\", \"x\", \"{{\", \"}\"]",
 	    "!eval_builtin_error: start delimiter has to be exactly one "
 	    "character long but is 2 long" },
+	/* globs_match */
+	{ "regex.globs_match", "[\"[a-z]+\", \"[0-9]*\"]", "false" },
+	{ "regex.globs_match", "[\"[a-z]*\", \"[0-9]*\"]", "true" },
+	{ "regex.globs_match", "[\"[a-z]+\", \"[0-9]+\"]", "false" },
+	{ "regex.globs_match", "[\"b.*\", \"bar\"]", "true" },
+	{ "regex.globs_match", "[\"b.*\", \"car\"]", "false" },
+	{ "regex.globs_match",
+	    "[\"[a-z]+\\\\[[0-9]+\\\\]\", "
+	    "\"foo\\\\[1\\\\]\"]",
+	    "true" },
+	{ "regex.globs_match",
+	    "[\"[a-z]+\\\\[[0-9]+\\\\]\", "
+	    "\"foo[\\\"bar\\\"]\"]",
+	    "false" },
+	{ "regex.globs_match", "[\"a?b\", \"b\"]", "true" },
+	{ "regex.globs_match", "[\"[^a]x\", \"ax\"]", "false" },
+	{ "regex.globs_match", "[\"[^a]x\", \".x\"]", "true" },
+	{ "regex.globs_match", "[\"pqrs]\", \"[a-b]+\"]",
+	    "!eval_builtin_error: regex.globs_match: input:pqrs], pos:5, "
+	    "set-close ']' with no preceding '[': the input provided is "
+	    "invalid" },
+	{ "regex.globs_match", "[\"[ab\", \"a\"]",
+	    "!eval_builtin_error: set-open '[' with no closing ']'" },
 };
 
 int
