@@ -13,3 +13,7 @@ bi_a_tests = \
 check_PROGRAMS += $(bi_a_tests)
 TESTS += $(bi_a_tests)
 EXTRA_DIST += %reldir%/unit/policy-bi.h
+
+## Benchmark (make bench).
+EXTRA_PROGRAMS += tests/bench/bench-policy-bi
+bench_programs += tests/bench/bench-policy-bi
