@@ -671,41 +671,12 @@ bi_strings_count(struct axp_bctx *ctx, struct axv *const *args,
 
 /* ---- format_int ---- */
 
-/* The decimal digits of the integer part of a number (sign apart). */
-static char *
-int_digits(const struct axv *num, bool *neg)
-{
-	struct axg_buf b;
-	char *t, *dot;
-
-	axg_buf_init(&b, 0);
-	if (axv_num_is_int(num)) {
-		axv_num_format(num, &b);
-	} else {
-		double d = trunc(axv_num_get_double(num));
-		axg_buf_printf(&b, "%.0f", d);
-	}
-	t = axg_buf_steal(&b, NULL);
-	dot = strpbrk(t, ".eE");
-	if (dot != NULL)
-		*dot = '\0';
-	*neg = t[0] == '-';
-	if (*neg)
-		memmove(t, t + 1, strlen(t));
-	if (strcmp(t, "0") == 0 || t[0] == '\0')
-		*neg = false;
-	return t;
-}
-
 static int
 bi_format_int(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
-	static const char digits[] = "0123456789abcdef";
 	int64_t base;
 	bool neg;
-	char *dec, *res;
-	size_t n, i, len, rl = 0;
-	unsigned char *work;
+	char *digits, *res;
 
 	if (!axp_bi_want(ctx, args, 1, AXV_NUMBER) ||
 	    !axp_bi_want(ctx, args, 2, AXV_NUMBER))
@@ -714,43 +685,10 @@ bi_format_int(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	    (base != 2 && base != 8 && base != 10 && base != 16))
 		return axp_bi_error(ctx, AXP_ERR_EVAL_TYPE,
 		    "operand 2 must be one of {2, 8, 10, 16}");
-	dec = int_digits(args[0], &neg);
-	n = strlen(dec);
-	/* Long division of the decimal digits by base, repeatedly. */
-	work = (unsigned char *)dec;
-	for (i = 0; i < n; i++)
-		work[i] = (unsigned char)(work[i] - '0');
-	res = axg_malloc(n * 4 + 3);
-	len = n;
-	for (;;) {
-		size_t k, nz = 0;
-		unsigned rem = 0;
-		bool zero = true;
-		for (k = 0; k < len; k++) {
-			unsigned cur = rem * 10 + work[k];
-			work[k] = (unsigned char)(cur / (unsigned)base);
-			rem = cur % (unsigned)base;
-		}
-		res[rl++] = digits[rem];
-		while (nz < len && work[nz] == 0)
-			nz++;
-		if (nz < len)
-			zero = false;
-		memmove(work, work + nz, len - nz);
-		len -= nz;
-		if (zero)
-			break;
-	}
-	if (neg)
-		res[rl++] = '-';
-	for (i = 0; i < rl / 2; i++) {
-		char t = res[i];
-		res[i] = res[rl - 1 - i];
-		res[rl - 1 - i] = t;
-	}
-	res[rl] = '\0';
-	free(dec);
-	*out = axv_string_own(res, rl);
+	digits = axv_num_int_digits(args[0], (int)base, &neg);
+	res = axg_asprintf("%s%s", neg ? "-" : "", digits);
+	free(digits);
+	*out = axv_string_own(res, strlen(res));
 	return AXP_BI_OK;
 }
 

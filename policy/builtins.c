@@ -27,6 +27,11 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_bits,
 	axp_builtins_net,
 	axp_builtins_time,
+	axp_builtins_sprintf,
+	axp_builtins_regex,
+	axp_builtins_glob,
+	axp_builtins_units,
+	axp_builtins_semver,
 };
 
 static const struct axp_builtin **registry;

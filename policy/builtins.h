@@ -99,5 +99,10 @@ extern const struct axp_builtin axp_builtins_encoding[];
 extern const struct axp_builtin axp_builtins_bits[];
 extern const struct axp_builtin axp_builtins_net[];
 extern const struct axp_builtin axp_builtins_time[];
+extern const struct axp_builtin axp_builtins_sprintf[];
+extern const struct axp_builtin axp_builtins_regex[];
+extern const struct axp_builtin axp_builtins_glob[];
+extern const struct axp_builtin axp_builtins_units[];
+extern const struct axp_builtin axp_builtins_semver[];
 
 #endif /* AXP_BUILTINS_H */

@@ -41,6 +41,11 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/tzfile.h \
 	%reldir%/tzfile.c \
 	%reldir%/builtins-time.c
+	%reldir%/builtins-sprintf.c \
+	%reldir%/builtins-regex.c \
+	%reldir%/builtins-glob.c \
+	%reldir%/builtins-units.c \
+	%reldir%/builtins-semver.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

@@ -1,6 +1,10 @@
 /* value-a.c: helpers on values for the builtin families. */
 #include "config.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "policy/value-extra-a.h"
 
 size_t
@@ -222,4 +226,68 @@ axp_bia_want_strings(struct axp_bctx *ctx, struct axv *const *args, int pos)
 			return false;
 		}
 	return true;
+}
+
+/* The decimal digits of the integer part of a number (sign apart). */
+static char *
+int_decimal(const struct axv *num, bool *neg)
+{
+	struct axg_buf b;
+	char *t, *dot;
+
+	axg_buf_init(&b, 0);
+	if (axv_num_is_int(num))
+		axv_num_format(num, &b);
+	else
+		axg_buf_printf(&b, "%.0f", trunc(axv_num_get_double(num)));
+	t = axg_buf_steal(&b, NULL);
+	dot = strpbrk(t, ".eE");
+	if (dot != NULL)
+		*dot = '\0';
+	*neg = t[0] == '-';
+	if (*neg)
+		memmove(t, t + 1, strlen(t));
+	if (t[0] == '\0' || strcmp(t, "0") == 0)
+		*neg = false;
+	return t;
+}
+
+char *
+axv_num_int_digits(const struct axv *num, int base, bool *neg)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *dec = int_decimal(num, neg), *res;
+	unsigned char *work = (unsigned char *)dec;
+	size_t n = strlen(dec), len = n, rl = 0, i;
+
+	if (base == 10)
+		return dec;
+	for (i = 0; i < n; i++)
+		work[i] = (unsigned char)(work[i] - '0');
+	res = axg_malloc(n * 4 + 2);
+	/* Long division of the decimal digits by base, repeatedly. */
+	for (;;) {
+		size_t k, nz = 0;
+		unsigned rem = 0;
+		for (k = 0; k < len; k++) {
+			unsigned cur = rem * 10 + work[k];
+			work[k] = (unsigned char)(cur / (unsigned)base);
+			rem = cur % (unsigned)base;
+		}
+		res[rl++] = digits[rem];
+		while (nz < len && work[nz] == 0)
+			nz++;
+		memmove(work, work + nz, len - nz);
+		len -= nz;
+		if (len == 0)
+			break;
+	}
+	for (i = 0; i < rl / 2; i++) {
+		char t = res[i];
+		res[i] = res[rl - 1 - i];
+		res[rl - 1 - i] = t;
+	}
+	res[rl] = '\0';
+	free(dec);
+	return res;
 }

@@ -30,6 +30,11 @@ size_t axv_utf8_count(const char *s, size_t n);
 /* Byte offset of code point idx in s[0..n) (n when idx is past the end). */
 size_t axv_utf8_offset(const char *s, size_t n, size_t idx);
 
+/* The digits (0-9a-f) of the integer part of a number (truncated toward
+ * zero) in base 2..16, without sign; *neg says if it is negative (never for
+ * zero).  Exact for big integers.  Caller frees. */
+char *axv_num_int_digits(const struct axv *num, int base, bool *neg);
+
 /* Simple case mapping of one code point (ASCII, Latin-1, Latin
  * Extended-A, Greek, Cyrillic); others map to themselves. */
 uint32_t axv_ucs_lower(uint32_t c);
