@@ -20,6 +20,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_bits,
 	axp_builtins_net,
 	axp_builtins_time,
+	axp_builtins_uuid,
 };
 
 static const struct axp_builtin **registry;

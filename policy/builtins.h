@@ -92,5 +92,6 @@ extern const struct axp_builtin axp_builtins_encoding[];
 extern const struct axp_builtin axp_builtins_bits[];
 extern const struct axp_builtin axp_builtins_net[];
 extern const struct axp_builtin axp_builtins_time[];
+extern const struct axp_builtin axp_builtins_uuid[];
 
 #endif /* AXP_BUILTINS_H */

@@ -5,9 +5,11 @@ check_PROGRAMS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
 	tests/unit/t-policy-bi-net \
-	tests/unit/t-policy-bi-time
+	tests/unit/t-policy-bi-time \
+	tests/unit/t-policy-bi-uuid
 TESTS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
 	tests/unit/t-policy-bi-net \
-	tests/unit/t-policy-bi-time
+	tests/unit/t-policy-bi-time \
+	tests/unit/t-policy-bi-uuid
