@@ -21,6 +21,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_net,
 	axp_builtins_time,
 	axp_builtins_uuid,
+	axp_builtins_crypto,
 };
 
 static const struct axp_builtin **registry;

@@ -93,5 +93,6 @@ extern const struct axp_builtin axp_builtins_bits[];
 extern const struct axp_builtin axp_builtins_net[];
 extern const struct axp_builtin axp_builtins_time[];
 extern const struct axp_builtin axp_builtins_uuid[];
+extern const struct axp_builtin axp_builtins_crypto[];
 
 #endif /* AXP_BUILTINS_H */

@@ -6,10 +6,12 @@ check_PROGRAMS += \
 	tests/unit/t-policy-bi-bits \
 	tests/unit/t-policy-bi-net \
 	tests/unit/t-policy-bi-time \
-	tests/unit/t-policy-bi-uuid
+	tests/unit/t-policy-bi-uuid \
+	tests/unit/t-policy-bi-crypto
 TESTS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
 	tests/unit/t-policy-bi-net \
 	tests/unit/t-policy-bi-time \
-	tests/unit/t-policy-bi-uuid
+	tests/unit/t-policy-bi-uuid \
+	tests/unit/t-policy-bi-crypto
