@@ -22,6 +22,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_time,
 	axp_builtins_uuid,
 	axp_builtins_crypto,
+	axp_builtins_jwt,
 };
 
 static const struct axp_builtin **registry;

@@ -94,5 +94,6 @@ extern const struct axp_builtin axp_builtins_net[];
 extern const struct axp_builtin axp_builtins_time[];
 extern const struct axp_builtin axp_builtins_uuid[];
 extern const struct axp_builtin axp_builtins_crypto[];
+extern const struct axp_builtin axp_builtins_jwt[];
 
 #endif /* AXP_BUILTINS_H */

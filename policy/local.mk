@@ -22,7 +22,8 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/tzfile.c \
 	%reldir%/builtins-time.c \
 	%reldir%/builtins-uuid.c \
-	%reldir%/builtins-crypto.c
+	%reldir%/builtins-crypto.c \
+	%reldir%/builtins-jwt.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

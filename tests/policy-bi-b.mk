@@ -7,11 +7,13 @@ check_PROGRAMS += \
 	tests/unit/t-policy-bi-net \
 	tests/unit/t-policy-bi-time \
 	tests/unit/t-policy-bi-uuid \
-	tests/unit/t-policy-bi-crypto
+	tests/unit/t-policy-bi-crypto \
+	tests/unit/t-policy-bi-jwt
 TESTS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
 	tests/unit/t-policy-bi-net \
 	tests/unit/t-policy-bi-time \
 	tests/unit/t-policy-bi-uuid \
-	tests/unit/t-policy-bi-crypto
+	tests/unit/t-policy-bi-crypto \
+	tests/unit/t-policy-bi-jwt
