@@ -95,5 +95,6 @@ extern const struct axp_builtin axp_builtins_time[];
 extern const struct axp_builtin axp_builtins_uuid[];
 extern const struct axp_builtin axp_builtins_crypto[];
 extern const struct axp_builtin axp_builtins_jwt[];
+extern const struct axp_builtin axp_builtins_x509[];
 
 #endif /* AXP_BUILTINS_H */

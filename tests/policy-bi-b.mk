@@ -8,7 +8,8 @@ check_PROGRAMS += \
 	tests/unit/t-policy-bi-time \
 	tests/unit/t-policy-bi-uuid \
 	tests/unit/t-policy-bi-crypto \
-	tests/unit/t-policy-bi-jwt
+	tests/unit/t-policy-bi-jwt \
+	tests/unit/t-policy-bi-x509
 TESTS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
@@ -16,4 +17,5 @@ TESTS += \
 	tests/unit/t-policy-bi-time \
 	tests/unit/t-policy-bi-uuid \
 	tests/unit/t-policy-bi-crypto \
-	tests/unit/t-policy-bi-jwt
+	tests/unit/t-policy-bi-jwt \
+	tests/unit/t-policy-bi-x509
