@@ -920,15 +920,19 @@ encode_sign(struct axp_bctx *ctx, const char *hdr, size_t hlen, const char *pay,
 	char err[128];
 	int rc = AXP_BI_ERROR;
 
-	if (h == NULL)
+	if (hlen == 0)
+		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+		    "missing or invalid 'alg' header: cannot parse JSON: "
+		    "cannot parse empty string");
+	if (h == NULL && hdr[0] == '{')
 		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
 		    "missing or invalid 'alg' header: cannot parse JSON");
-	algv = axv_object_gets(h, "alg");
+	algv = h ? axv_object_gets(h, "alg") : NULL;
 	if (algv == NULL || axv_kind(algv) != AXV_STRING) {
 		axv_unref(h);
 		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
-		    "missing or invalid 'alg' header: header \"alg\" not "
-		    "found");
+		    "missing or invalid 'alg' header: jwsbb: header \"alg\" "
+		    "not found");
 	}
 	a = alg_find(axv_str(algv));
 	typ = axv_object_gets(h, "typ");

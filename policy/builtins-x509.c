@@ -155,7 +155,7 @@ static struct axv *
 time_value(const ASN1_TIME *t)
 {
 	struct tm tm;
-	char buf[32];
+	char buf[80];
 
 	if (t == NULL || !ASN1_TIME_to_tm(t, &tm))
 		return axv_null();

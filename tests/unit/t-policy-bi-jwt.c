@@ -58,7 +58,16 @@ static const struct bi_row rows[] = {
 	    "\\\"oct\\\", \\\"k\\\": \\\"eA\\\"}\"]",
 	    "!eval_builtin_error:type is JWT but payload is not JSON" },
 	{ "io.jwt.encode_sign_raw", "[\"{}\", \"{}\", \"{}\"]",
-	    "!eval_builtin_error:missing or invalid 'alg' header" },
+	    "!eval_builtin_error:missing or invalid 'alg' header: jwsbb: "
+	    "header \"alg\" not found" },
+	{ "io.jwt.encode_sign_raw", "[\"\", \"{}\", \"{}\"]",
+	    "!eval_builtin_error:missing or invalid 'alg' header: cannot "
+	    "parse JSON: cannot parse empty string" },
+	{ "io.jwt.encode_sign_raw",
+	    "[\"{\\\"typ:\\\"JWT\\\"}\", "
+	    "\"{}\", \"{}\"]",
+	    "!eval_builtin_error:missing or invalid 'alg' header: cannot "
+	    "parse JSON" },
 	{ "io.jwt.encode_sign",
 	    "[{\"alg\": \"HS256\", \"typ\": \"JWT\"}, {\"sub\": "
 	    "\"1234567890\", \"name\": \"John Doe\", \"iat\": 1516239022}, " OCT
