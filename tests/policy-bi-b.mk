@@ -19,3 +19,5 @@ TESTS += \
 	tests/unit/t-policy-bi-crypto \
 	tests/unit/t-policy-bi-jwt \
 	tests/unit/t-policy-bi-x509
+EXTRA_PROGRAMS += tests/bench/bench-policy-bi
+bench_programs += tests/bench/bench-policy-bi
