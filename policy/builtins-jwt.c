@@ -655,22 +655,77 @@ keys_verify(const struct keyset *ks, const struct jwt_alg *a,
 
 /* ---- builtins ---- */
 
+/* A token whose header says cty "JWT" carries another token as its
+ * payload (possibly quoted): decode that one instead, as OPA does. */
+static int decode_depth(struct axp_bctx *ctx, const struct axv *tok, int depth,
+    struct axv **out);
+
+static int
+decode_nested(struct axp_bctx *ctx, const struct jwt *t, int depth,
+    struct axv **out)
+{
+	struct axg_buf b;
+	char err[96];
+	size_t s = 0, e;
+	struct axv *inner;
+	int rc;
+
+	if (depth >= 8)
+		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+		    "nested JWTs deeper than 8 levels");
+	axg_buf_init(&b, 0);
+	if (b64url(t->part[1], t->len[1], &b, err, sizeof(err)) < 0) {
+		axg_buf_free(&b);
+		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+		    "JWT payload had invalid encoding: %s", err);
+	}
+	e = b.len;
+	while (s < e && (b.data[s] == '"' || b.data[s] == '\''))
+		s++;
+	while (e > s && (b.data[e - 1] == '"' || b.data[e - 1] == '\''))
+		e--;
+	inner = axv_string(b.data ? b.data + s : "", e - s);
+	axg_buf_free(&b);
+	rc = decode_depth(ctx, inner, depth + 1, out);
+	axv_unref(inner);
+	return rc;
+}
+
 static int
 bi_decode(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
+	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
+		return AXP_BI_ERROR;
+	return decode_depth(ctx, args[0], 0, out);
+}
+
+static int
+decode_depth(struct axp_bctx *ctx, const struct axv *tok, int depth,
+    struct axv **out)
+{
 	struct jwt t;
 	struct axv *payload = NULL, *r;
+	const struct axv *cty;
 	struct axg_buf sig;
 	static const char hx[] = "0123456789abcdef";
 	char *hex;
 	size_t i;
+	int rc;
 
-	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
+	if (jwt_split(ctx, tok, &t) != AXP_BI_OK)
 		return AXP_BI_ERROR;
-	if (jwt_split(ctx, args[0], &t) != AXP_BI_OK)
+	if (jwt_header(ctx, &t) != AXP_BI_OK) {
+		jwt_clear(&t);
 		return AXP_BI_ERROR;
-	if (jwt_header(ctx, &t) != AXP_BI_OK ||
-	    jwt_payload(ctx, &t, &payload) != AXP_BI_OK) {
+	}
+	cty = axv_object_gets(t.header, "cty");
+	if (cty != NULL && axv_kind(cty) == AXV_STRING &&
+	    strcmp(axv_str(cty), "JWT") == 0) {
+		rc = decode_nested(ctx, &t, depth, out);
+		jwt_clear(&t);
+		return rc;
+	}
+	if (jwt_payload(ctx, &t, &payload) != AXP_BI_OK) {
 		jwt_clear(&t);
 		return AXP_BI_ERROR;
 	}

@@ -21,6 +21,18 @@ static const struct bi_row rows[] = {
 	    "\"name\":\"John Doe\",\"sub\":\"1234567890\"},"
 	    "\"49f94ac7044948c78a285d904f87f0a4c7897f7e8f3a4eb2255fda750b2cc3"
 	    "97\"]" },
+	/* cty JWT: the (quoted) payload is the token that is decoded */
+	{ "io.jwt.decode",
+	    "[\"eyJhbGciOiJIUzI1NiIsImN0eSI6IkpXVCJ9.ImV5SmhiR2NpT2lKSVV6STFOaU"
+	    "lzSW5SNWNDSTZJa3BYVkNKOS5leUp6ZFdJaU9pSXhNak0wTlRZM09Ea3dJaXdpYm1G"
+	    "dF"
+	    "pTSTZJa3B2YUc0Z1JHOWxJaXdpYVdGMElqb3hOVEUyTWpNNU1ESXlmUS5TZmxLeHdS"
+	    "Sl"
+	    "NNZUtLRjJRVDRmd3BNZUpmMzZQT2s2eUpWX2FkUXNzdzVjIg.c2ln\"]",
+	    "[{\"alg\":\"HS256\",\"typ\":\"JWT\"},{\"iat\":1516239022,"
+	    "\"name\":\"John Doe\",\"sub\":\"1234567890\"},"
+	    "\"49f94ac7044948c78a285d904f87f0a4c7897f7e8f3a4eb2255fda750b2cc3"
+	    "97\"]" },
 	{ "io.jwt.decode", "[\"abc\"]",
 	    "!eval_builtin_error:io.jwt.decode: encoded JWT had no period "
 	    "separators" },
