@@ -32,6 +32,10 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_glob,
 	axp_builtins_units,
 	axp_builtins_semver,
+	axp_builtins_uuid,
+	axp_builtins_crypto,
+	axp_builtins_jwt,
+	axp_builtins_x509,
 };
 
 static const struct axp_builtin **registry;

@@ -104,5 +104,9 @@ extern const struct axp_builtin axp_builtins_regex[];
 extern const struct axp_builtin axp_builtins_glob[];
 extern const struct axp_builtin axp_builtins_units[];
 extern const struct axp_builtin axp_builtins_semver[];
+extern const struct axp_builtin axp_builtins_uuid[];
+extern const struct axp_builtin axp_builtins_crypto[];
+extern const struct axp_builtin axp_builtins_jwt[];
+extern const struct axp_builtin axp_builtins_x509[];
 
 #endif /* AXP_BUILTINS_H */

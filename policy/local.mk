@@ -46,6 +46,11 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-glob.c \
 	%reldir%/builtins-units.c \
 	%reldir%/builtins-semver.c
+	%reldir%/builtins-time.c \
+	%reldir%/builtins-uuid.c \
+	%reldir%/builtins-crypto.c \
+	%reldir%/builtins-jwt.c \
+	%reldir%/builtins-x509.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

@@ -5,9 +5,19 @@ check_PROGRAMS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
 	tests/unit/t-policy-bi-net \
-	tests/unit/t-policy-bi-time
+	tests/unit/t-policy-bi-time \
+	tests/unit/t-policy-bi-uuid \
+	tests/unit/t-policy-bi-crypto \
+	tests/unit/t-policy-bi-jwt \
+	tests/unit/t-policy-bi-x509
 TESTS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
 	tests/unit/t-policy-bi-net \
-	tests/unit/t-policy-bi-time
+	tests/unit/t-policy-bi-time \
+	tests/unit/t-policy-bi-uuid \
+	tests/unit/t-policy-bi-crypto \
+	tests/unit/t-policy-bi-jwt \
+	tests/unit/t-policy-bi-x509
+EXTRA_PROGRAMS += tests/bench/bench-policy-bi-b
+bench_programs += tests/bench/bench-policy-bi-b
