@@ -40,13 +40,12 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-net.c \
 	%reldir%/tzfile.h \
 	%reldir%/tzfile.c \
-	%reldir%/builtins-time.c
+	%reldir%/builtins-time.c \
 	%reldir%/builtins-sprintf.c \
 	%reldir%/builtins-regex.c \
 	%reldir%/builtins-glob.c \
 	%reldir%/builtins-units.c \
-	%reldir%/builtins-semver.c
-	%reldir%/builtins-time.c \
+	%reldir%/builtins-semver.c \
 	%reldir%/builtins-uuid.c \
 	%reldir%/builtins-crypto.c \
 	%reldir%/builtins-jwt.c \
