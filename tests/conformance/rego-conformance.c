@@ -4,7 +4,9 @@
  *	rego-conformance [--todo FILE] [--write-todo FILE] [--filter SUBSTR]
  *	    [--summary] [-v] DIR
  *
- * One TAP line per case.  Cases whose note is listed in the todo manifest
+ * One TAP line per case.  Cases listed in the todo manifest (as
+ * "FILE: NOTE", FILE relative to DIR, and " #N" after the Nth case of a
+ * file with the same note: notes repeat across and within files)
  * are reported as TODO (a listed case that passes is an XPASS, so the
  * manifest must be kept exact; it holds one note per line and nothing
  * else, and --write-todo regenerates it).  The last line is
@@ -579,6 +581,10 @@ main(int argc, char **argv)
 					    pr->value);
 			}
 		if (cs && cs->type == YAML_SEQUENCE_NODE) {
+			/* Notes seen in this file, to number repeats. */
+			char **seen = NULL;
+			size_t nseen = 0;
+
 			for (it = cs->data.sequence.items.start;
 			     it < cs->data.sequence.items.top; it++) {
 				yaml_node_t *m =
@@ -587,6 +593,7 @@ main(int argc, char **argv)
 				char why[1024] = "", desc[512];
 				bool ok, listed;
 				struct cat *ct;
+				char *key;
 				if (m == NULL || m->type != YAML_MAPPING_NODE)
 					continue;
 				case_read(&doc, m, category, &c);
@@ -595,7 +602,24 @@ main(int argc, char **argv)
 					continue;
 				}
 				ok = run_case(&c, why, sizeof(why));
-				listed = in_todo(c.note);
+				/* Notes repeat across files: the manifest names
+				 * a case by its file and its note. */
+				{
+					int rep = 1;
+
+					for (size_t k = 0; k < nseen; k++)
+						rep += strcmp(seen[k],
+							   c.note) == 0;
+					seen = axg_reallocarray(seen, nseen + 1,
+					    sizeof(*seen));
+					seen[nseen++] = axg_strdup(c.note);
+					key = rep == 1
+					    ? axg_asprintf("%s: %s", rel,
+						  c.note)
+					    : axg_asprintf("%s: %s #%d", rel,
+						  c.note, rep);
+				}
+				listed = in_todo(key);
 				tap_desc(c.note, desc, sizeof(desc));
 				num++;
 				ct = cat_get(category);
@@ -612,10 +636,14 @@ main(int argc, char **argv)
 					if (!listed || verbose)
 						printf("# %s\n", why);
 					if (wt)
-						fprintf(wt, "%s\n", c.note);
+						fprintf(wt, "%s\n", key);
 				}
+				free(key);
 				case_free(&c);
 			}
+			for (size_t k = 0; k < nseen; k++)
+				free(seen[k]);
+			free(seen);
 		}
 		yaml_document_delete(&doc);
 		yaml_parser_delete(&parser);
