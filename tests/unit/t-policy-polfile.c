@@ -54,7 +54,7 @@ json_at(struct axv *doc, const char *a, const char *b, const char *c)
 static void
 test_good(void)
 {
-	struct axp_polfile_opts opts = { "/work/space", "/tmp/j1", "/home/u" };
+	struct axp_polfile_opts opts = { "/srv/space", "/tmp/j1", "/home/u" };
 	struct axp_polfile_errors errs;
 	struct axv *rego = NULL;
 	struct axv *doc = axp_polfile_load_mem("/etc/axgate/p.yaml", good,
@@ -92,7 +92,7 @@ test_good(void)
 	    "CIDR endpoints are listed");
 	free(s);
 	s = json_at(doc, "filesystem", "read_write", NULL);
-	is_str(s, "[\"/work/space\"]", "{workspace} is expanded");
+	is_str(s, "[\"/srv/space\"]", "{workspace} is expanded");
 	free(s);
 	s = json_at(doc, "filesystem", "deny", NULL);
 	is_str(s, "[\"/home/u/.ssh\",\"/home/u/.aws\"]", "~ is expanded");
