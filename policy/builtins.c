@@ -36,6 +36,8 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_crypto,
 	axp_builtins_jwt,
 	axp_builtins_x509,
+	axp_builtins_math,
+	axp_builtins_graph,
 };
 
 static const struct axp_builtin **registry;

@@ -109,4 +109,7 @@ extern const struct axp_builtin axp_builtins_crypto[];
 extern const struct axp_builtin axp_builtins_jwt[];
 extern const struct axp_builtin axp_builtins_x509[];
 
+extern const struct axp_builtin axp_builtins_math[];
+extern const struct axp_builtin axp_builtins_graph[];
+
 #endif /* AXP_BUILTINS_H */

@@ -49,7 +49,9 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-uuid.c \
 	%reldir%/builtins-crypto.c \
 	%reldir%/builtins-jwt.c \
-	%reldir%/builtins-x509.c
+	%reldir%/builtins-x509.c \
+	%reldir%/builtins-math.c \
+	%reldir%/builtins-graph.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h
