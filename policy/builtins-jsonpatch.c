@@ -166,9 +166,6 @@ static struct axv *
 member_path(const struct axv *patch, const char *name)
 {
 	const struct axv *p = axv_object_gets(patch, name);
-	const char *s, *end, *q;
-	struct axv *r;
-	struct axg_buf b;
 
 	if (p == NULL)
 		return NULL;
@@ -176,35 +173,7 @@ member_path(const struct axv *patch, const char *name)
 		return axv_ref((struct axv *)p);
 	if (axv_kind(p) != AXV_STRING)
 		return NULL;
-	r = axv_array_new(4);
-	s = axv_str(p);
-	end = s + axv_strlen(p);
-	if (s == end)
-		return r;
-	while (s < end && *s == '/')
-		s++;
-	axg_buf_init(&b, 0);
-	for (;;) {
-		q = memchr(s, '/', (size_t)(end - s));
-		if (q == NULL)
-			q = end;
-		axg_buf_reset(&b);
-		for (; s < q; s++) {
-			if (*s == '~' && s + 1 < q &&
-			    (s[1] == '0' || s[1] == '1')) {
-				axg_buf_putc(&b, s[1] == '0' ? '~' : '/');
-				s++;
-			} else {
-				axg_buf_putc(&b, *s);
-			}
-		}
-		axv_array_push(r, axv_string(b.data ? b.data : "", b.len));
-		if (q == end)
-			break;
-		s = q + 1;
-	}
-	axg_buf_free(&b);
-	return r;
+	return axv_json_pointer_split(p);
 }
 
 /* Apply one operation; a new document or NULL with *why set. */

@@ -292,41 +292,6 @@ bi_object_subset(struct axp_bctx *ctx, struct axv *const *args,
 
 #define PATHS_MAX_DEPTH 1000
 
-static struct axv *
-split_path(const struct axv *p)
-{
-	const char *s = axv_str(p), *end = s + axv_strlen(p), *q;
-	struct axv *r = axv_array_new(4);
-	struct axg_buf b;
-
-	if (s == end)
-		return r;
-	while (s < end && *s == '/')
-		s++;
-	axg_buf_init(&b, 0);
-	for (;;) {
-		q = memchr(s, '/', (size_t)(end - s));
-		if (q == NULL)
-			q = end;
-		axg_buf_reset(&b);
-		for (; s < q; s++) {
-			if (*s == '~' && s + 1 < q &&
-			    (s[1] == '0' || s[1] == '1')) {
-				axg_buf_putc(&b, s[1] == '0' ? '~' : '/');
-				s++;
-			} else {
-				axg_buf_putc(&b, *s);
-			}
-		}
-		axv_array_push(r, axv_string(b.data ? b.data : "", b.len));
-		if (q == end)
-			break;
-		s = q + 1;
-	}
-	axg_buf_free(&b);
-	return r;
-}
-
 /* args[1] as an array of segment arrays, or NULL with the error set. */
 static struct axv *
 parse_paths(struct axp_bctx *ctx, struct axv *const *args)
@@ -342,7 +307,7 @@ parse_paths(struct axp_bctx *ctx, struct axv *const *args)
 	for (i = 0; i < axv_coll_len(args[1]); i++) {
 		struct axv *p = axv_coll_at(args[1], i);
 		if (axv_kind(p) == AXV_STRING) {
-			axv_array_push(r, split_path(p));
+			axv_array_push(r, axv_json_pointer_split(p));
 		} else if (axv_kind(p) == AXV_ARRAY) {
 			axv_array_push(r, axv_ref(p));
 		} else {

@@ -291,3 +291,40 @@ axv_num_int_digits(const struct axv *num, int base, bool *neg)
 	free(dec);
 	return res;
 }
+
+/* A JSON pointer string ("/a/b~1c") as an array of its segments, with ~0
+ * and ~1 decoded; leading slashes are skipped. */
+struct axv *
+axv_json_pointer_split(const struct axv *p)
+{
+	const char *s = axv_str(p), *end = s + axv_strlen(p), *q;
+	struct axv *r = axv_array_new(4);
+	struct axg_buf b;
+
+	if (s == end)
+		return r;
+	while (s < end && *s == '/')
+		s++;
+	axg_buf_init(&b, 0);
+	for (;;) {
+		q = memchr(s, '/', (size_t)(end - s));
+		if (q == NULL)
+			q = end;
+		axg_buf_reset(&b);
+		for (; s < q; s++) {
+			if (*s == '~' && s + 1 < q &&
+			    (s[1] == '0' || s[1] == '1')) {
+				axg_buf_putc(&b, s[1] == '0' ? '~' : '/');
+				s++;
+			} else {
+				axg_buf_putc(&b, *s);
+			}
+		}
+		axv_array_push(r, axv_string(b.data ? b.data : "", b.len));
+		if (q == end)
+			break;
+		s = q + 1;
+	}
+	axg_buf_free(&b);
+	return r;
+}

@@ -59,4 +59,8 @@ int axp_bia_elem_error(struct axp_bctx *ctx, int pos, const struct axv *coll,
 bool
 axp_bia_want_strings(struct axp_bctx *ctx, struct axv *const *args, int pos);
 
+/* A JSON pointer string ("/a/b~1c") as a new array of its segments, ~0
+ * and ~1 decoded.  p must be a string. */
+struct axv *axv_json_pointer_split(const struct axv *p);
+
 #endif /* AXP_VALUE_EXTRA_A_H */
