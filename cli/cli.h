@@ -30,4 +30,21 @@ extern const struct axg_cmd axg_cmd_serve;
 extern const struct axg_cmd axg_cmd_policy;
 extern const struct axg_cmd axg_cmd_scan;
 
+/* YAML policy files (policy-gate.c). */
+#include <stdbool.h>
+
+#include "policy/gate.h"
+
+#define AXG_DEFAULT_POLICY_NAME "(built-in default policy)"
+
+bool axg_is_yaml_path(const char *path);
+/* Load and compile a policy file, or the built-in default when path is
+ * NULL; every problem is printed on stderr, prefixed by who when it is
+ * not located. */
+struct gate *axg_gate_open(const char *path,
+    const struct axp_polfile_opts *opts, const char *who);
+int axg_policy_check_yaml(const char *path);
+int axg_policy_explain(int argc, char **argv);
+int axg_policy_show_builtin(int argc, char **argv);
+
 #endif /* AXG_CLI_H */

@@ -161,6 +161,7 @@ policy_check(int argc, char **argv)
 {
 	struct loader ld;
 	struct axp_policy *p;
+	bool yaml_failed = false;
 	int i;
 
 	if (argc < 2) {
@@ -169,15 +170,29 @@ policy_check(int argc, char **argv)
 	}
 	memset(&ld, 0, sizeof(ld));
 	ld.c = axp_compiler_new();
-	for (i = 1; i < argc; i++)
-		load_path(&ld, argv[i], true);
+	for (i = 1; i < argc; i++) {
+		if (!axg_is_yaml_path(argv[i])) {
+			load_path(&ld, argv[i], true);
+			continue;
+		}
+		/* a YAML policy file is checked on its own, with the
+		 * built-in rules and the modules it names */
+		if (axg_policy_check_yaml(argv[i]) != AXG_EXIT_OK)
+			yaml_failed = true;
+		else
+			ld.nfiles++;
+	}
+	if (ld.nfiles == 0 && ld.errors == 0 && yaml_failed) {
+		axp_compiler_free(ld.c);
+		return AXG_EXIT_FAIL;
+	}
 	p = compile_loaded(&ld);
 	axp_compiler_free(ld.c);
 	axv_unref(ld.data);
 	if (p == NULL)
 		return AXG_EXIT_FAIL;
 	axp_policy_free(p);
-	return AXG_EXIT_OK;
+	return yaml_failed ? AXG_EXIT_FAIL : AXG_EXIT_OK;
 }
 
 static int
@@ -187,6 +202,7 @@ policy_eval(int argc, char **argv)
 		{ "data", required_argument, NULL, 'd' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "policy", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -195,7 +211,8 @@ policy_eval(int argc, char **argv)
 	struct axp_query *q = NULL;
 	struct axp_error err;
 	struct axv *input = NULL, *res = NULL, *ex = NULL, *out = NULL;
-	const char *input_path = NULL;
+	const char *input_path = NULL, *yaml = NULL;
+	struct gate *g = NULL;
 	bool pretty = false;
 	int ch, rc = AXG_EXIT_FAIL;
 	size_t i;
@@ -205,13 +222,16 @@ policy_eval(int argc, char **argv)
 	memset(&err, 0, sizeof(err));
 	ld.c = axp_compiler_new();
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "d:i:f:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:i:f:p:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			load_path(&ld, optarg, true);
 			break;
 		case 'i':
 			input_path = optarg;
+			break;
+		case 'p':
+			yaml = optarg;
 			break;
 		case 'f':
 			if (strcmp(optarg, "pretty") == 0)
@@ -251,9 +271,23 @@ policy_eval(int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((p = compile_loaded(&ld)) == NULL)
+	if (yaml != NULL && ld.nfiles + ld.errors > 0) {
+		fprintf(stderr,
+		    "axgate policy eval: -p and -d do not mix: "
+		    "name extra modules under rego: in the policy "
+		    "file\n");
+		rc = AXG_EXIT_USAGE;
 		goto out;
-	if ((q = axp_query_prepare(p, argv[optind], &err)) == NULL) {
+	}
+	if (yaml != NULL) {
+		g = axg_gate_open(yaml, NULL, "axgate policy eval");
+		if (g == NULL)
+			goto out;
+	} else if ((p = compile_loaded(&ld)) == NULL) {
+		goto out;
+	}
+	q = axp_query_prepare(g ? gate_policy(g) : p, argv[optind], &err);
+	if (q == NULL) {
 		fprintf(stderr, "query:%d:%d: %s: %s\n", err.line, err.col,
 		    axp_errcode_str(err.code), err.message);
 		goto out;
@@ -307,6 +341,7 @@ out:
 	axp_error_clear(&err);
 	axp_query_free(q);
 	axp_policy_free(p);
+	gate_unref(g);
 	axp_compiler_free(ld.c);
 	axv_unref(ld.data);
 	return rc;
@@ -324,6 +359,10 @@ cmd_policy(int argc, char **argv)
 		return policy_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "eval") == 0)
 		return policy_eval(argc - 1, argv + 1);
+	if (strcmp(argv[1], "explain") == 0)
+		return axg_policy_explain(argc - 1, argv + 1);
+	if (strcmp(argv[1], "show-builtin") == 0)
+		return axg_policy_show_builtin(argc - 1, argv + 1);
 	fprintf(stderr, "axgate policy: %s: not available in this version\n",
 	    argv[1]);
 	return AXG_EXIT_USAGE;
@@ -332,8 +371,14 @@ cmd_policy(int argc, char **argv)
 const struct axg_cmd axg_cmd_policy = {
 	.name = "policy",
 	.summary = "check, test, evaluate and format policies",
-	.usage = "axgate policy check FILE_OR_DIR...\naxgate policy eval [-d "
-		 "FILE_OR_DIR]... [-i INPUT] [--format json|pretty] QUERY\n"
+	.usage = "axgate policy check FILE_OR_DIR|POLICY.yaml...\n"
+		 "axgate policy eval [-d FILE_OR_DIR]... [-i INPUT] "
+		 "[--format json|pretty] QUERY\n"
+		 "axgate policy eval -p POLICY.yaml [-i INPUT] QUERY\n"
+		 "axgate policy explain [-p POLICY.yaml] [--job ID] [--input] "
+		 "--connect HOST:PORT | --http URL [--method M] | --address "
+		 "HOST:PORT=ADDR | --inference ROUTE [--model M]\n"
+		 "axgate policy show-builtin\n"
 		 "axgate policy test DIR...\naxgate policy fmt [-w] FILE...\n",
 	.run = cmd_policy,
 };

@@ -5,11 +5,12 @@ cli_axgate_SOURCES = \
 	%reldir%/cmd-run.c \
 	%reldir%/cmd-serve.c \
 	%reldir%/cmd-policy.c \
-	%reldir%/cmd-scan.c
+	%reldir%/cmd-scan.c \
+	%reldir%/policy-gate.c
 
 ## The built-in default policy, compiled in from its YAML file.
 nodist_cli_axgate_SOURCES = cli/default-policy.c
-BUILT_SOURCES = cli/default-policy.c
+BUILT_SOURCES += cli/default-policy.c
 CLEANFILES += cli/default-policy.c
 cli/default-policy.c: $(srcdir)/contrib/policies/default.yaml
 	$(AM_V_GEN)$(MKDIR_P) cli && { \

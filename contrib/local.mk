@@ -16,6 +16,8 @@ dist_policies_DATA = \
 	%reldir%/policies/codex.yaml \
 	%reldir%/policies/gemini-cli.yaml \
 	%reldir%/policies/opencode.yaml
+EXTRA_DIST += %reldir%/policies/cases/README \
+	%reldir%/policies/cases/templates.cases
 
 ## systemd unit (made from its .in with the configured paths) and logrotate.
 systemdunitdir = $(prefix)/lib/systemd/system

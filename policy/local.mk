@@ -70,3 +70,32 @@ policy_libaxpolicy_core_la_SOURCES += \
 
 ## The built-in Rego rules (compiled in once the engine loads modules).
 EXTRA_DIST += %reldir%/builtin/axgate.rego %reldir%/builtin/entry.rego
+
+## The policy as axgate runs it: the YAML file, the built-in rules compiled
+## into the program, and the user's modules (gate.h).
+libaxgate_la_SOURCES += \
+	%reldir%/gate.h \
+	%reldir%/gate.c
+gate_builtin_rego = \
+	%reldir%/builtin/entry.rego \
+	%reldir%/builtin/axgate.rego
+EXTRA_DIST += $(gate_builtin_rego)
+nodist_libaxgate_la_SOURCES = policy/builtin-rego.c
+BUILT_SOURCES += policy/builtin-rego.c
+CLEANFILES += policy/builtin-rego.c
+policy/builtin-rego.c: $(gate_builtin_rego:%=$(srcdir)/%)
+	$(AM_V_GEN)$(MKDIR_P) policy && { \
+		echo '/* Generated from the files of policy/builtin. */'; \
+		echo '#include "config.h"'; \
+		echo '#include "policy/gate.h"'; \
+		echo 'const struct gate_module gate_builtin_modules[] = {'; \
+		for f in $(gate_builtin_rego); do \
+			echo "{\"builtin/$${f##*/}\","; \
+			sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' \
+				-e 's/$$/\\n"/' $(srcdir)/$$f; \
+			echo '},'; \
+		done; \
+		echo '};'; \
+		echo 'const size_t gate_builtin_nmodules ='; \
+		echo '    sizeof(gate_builtin_modules) / sizeof(gate_builtin_modules[0]);'; \
+		} > $@

@@ -76,8 +76,8 @@ connect := decision(true, "mode:allow", "network mode is allow: traffic is not g
 
 rule_ok(rules) if {
 	some r in rules
-	r.allow.method in {"*", upper(input.method)}
-	glob.match(r.allow.path, ["/"], input.path)
+	r.method in {"*", upper(input.method)}
+	glob.match(r.path, ["/"], input.path)
 }
 
 http_ok contains e.policy if {

@@ -1,0 +1,524 @@
+/* gate.c: load, compile and query an axgate policy (gate.h). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "common/common.h"
+#include "policy/gate.h"
+#include "policy/policy-int.h"
+
+/* A `rego:` module larger than this is refused. */
+#define GATE_MAX_MODULE_BYTES (4u << 20)
+/* At most this many `rego:` modules. */
+#define GATE_MAX_MODULES 64
+
+static const char *const entry_names[GATE_NENTRIES] = {
+	[GATE_CONNECT] = "connect",
+	[GATE_ADDRESS] = "address",
+	[GATE_HTTP] = "http",
+	[GATE_INFERENCE] = "inference",
+};
+
+struct gate {
+	int refs;
+	struct axp_policy *pol;
+	struct axp_query *q[GATE_NENTRIES];
+	struct axv *doc; /* data.axgate.policy */
+	char *source;
+	char name[128];
+	char mode[16];
+	char digest[17];
+};
+
+const char *
+gate_entry_name(enum gate_entry e)
+{
+	return (unsigned)e < GATE_NENTRIES ? entry_names[e] : "?";
+}
+
+enum gate_entry
+gate_entry_parse(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < GATE_NENTRIES; i++)
+		if (strcmp(name, entry_names[i]) == 0)
+			return (enum gate_entry)i;
+	return GATE_NENTRIES;
+}
+
+static void
+    AXG_PRINTF(2, 3) gerr(struct axp_polfile_errors *errs, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (errs->n >= AXP_POLFILE_MAX_ERRORS) {
+		errs->truncated = true;
+		return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(errs->msg[errs->n], sizeof(errs->msg[0]), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(errs->msg[0]))
+		memcpy(errs->msg[errs->n] + sizeof(errs->msg[0]) - 4, "...", 4);
+	errs->n++;
+}
+
+static void
+compiler_errors(struct axp_compiler *c, struct axp_polfile_errors *errs)
+{
+	size_t i, n = axp_compiler_error_count(c);
+
+	for (i = 0; i < n; i++) {
+		const struct axp_error *e = axp_compiler_error(c, i);
+
+		if (e->line > 0)
+			gerr(errs, "%s:%d:%d: %s: %s", e->file ? e->file : "",
+			    e->line, e->col, axp_errcode_str(e->code),
+			    e->message);
+		else
+			gerr(errs, "%s: %s: %s",
+			    e->file && e->file[0] ? e->file : "policy",
+			    axp_errcode_str(e->code), e->message);
+	}
+	if (n == 0)
+		gerr(errs, "policy: compile failed");
+}
+
+static void
+copy_str(char *dst, size_t len, const struct axv *v, const char *dflt)
+{
+	axg_strlcpy(dst,
+	    v != NULL && axv_kind(v) == AXV_STRING ? axv_str(v) : dflt, len);
+}
+
+static struct gate *
+build(const char *name, const char *yaml, size_t len,
+    const struct axp_polfile_opts *opts, struct axp_polfile_errors *errs)
+{
+	struct axv *doc, *rego = NULL, *data = NULL, *ax;
+	struct axp_compiler *c = NULL;
+	struct gate *g = NULL;
+	EVP_MD_CTX *md = NULL;
+	unsigned char sum[EVP_MAX_MD_SIZE];
+	unsigned sumlen = 0;
+	size_t i;
+
+	memset(errs, 0, sizeof(*errs));
+	doc = axp_polfile_load_mem(name, yaml, len, opts, errs, &rego);
+	if (doc == NULL)
+		return NULL;
+	md = EVP_MD_CTX_new();
+	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha256(), NULL))
+		axg_fatal(1, "SHA-256 unavailable");
+	EVP_DigestUpdate(md, yaml, len);
+
+	c = axp_compiler_new();
+	for (i = 0; i < gate_builtin_nmodules; i++) {
+		const struct gate_module *m = &gate_builtin_modules[i];
+
+		(void)axp_compiler_add_module(c, m->name, m->text,
+		    strlen(m->text));
+	}
+	if (axv_array_len(rego) > GATE_MAX_MODULES) {
+		gerr(errs, "%s: rego: more than %u modules", name,
+		    GATE_MAX_MODULES);
+		goto fail;
+	}
+	for (i = 0; i < axv_array_len(rego); i++) {
+		const char *path = axv_str(axv_array_get(rego, i));
+		char err[512];
+		size_t n;
+		char *text = axg_read_file(path, GATE_MAX_MODULE_BYTES, &n, err,
+		    sizeof(err));
+
+		if (text == NULL) {
+			gerr(errs, "%s: rego[%zu]: %s", name, i, err);
+			continue;
+		}
+		EVP_DigestUpdate(md, text, n);
+		(void)axp_compiler_add_module(c, path, text, n);
+		free(text);
+	}
+	if (errs->n > 0)
+		goto fail;
+
+	ax = axv_object_new(1);
+	axv_object_put(ax, axv_cstr("policy"), axv_ref(doc));
+	data = axv_object_new(1);
+	axv_object_put(data, axv_cstr("axgate"), ax);
+	axv_unref(c->data);
+	c->data = axv_ref(data);
+
+	g = axg_calloc(1, sizeof(*g));
+	g->refs = 1;
+	g->pol = axp_compiler_compile(c);
+	if (g->pol == NULL) {
+		compiler_errors(c, errs);
+		goto fail;
+	}
+	for (i = 0; i < GATE_NENTRIES; i++) {
+		char q[64];
+		struct axp_error e;
+
+		snprintf(q, sizeof(q), "data.axgate.%s", entry_names[i]);
+		g->q[i] = axp_query_prepare(g->pol, q, &e);
+		if (g->q[i] == NULL) {
+			gerr(errs, "%s: %s: %s", name, q,
+			    e.message ? e.message : "cannot prepare");
+			axp_error_clear(&e);
+			goto fail;
+		}
+	}
+	g->doc = axv_ref(doc);
+	g->source = axg_strdup(name);
+	copy_str(g->name, sizeof(g->name), axv_object_gets(doc, "name"), "");
+	copy_str(g->mode, sizeof(g->mode),
+	    axv_object_gets(axv_object_gets(doc, "network"), "mode"), "proxy");
+	EVP_DigestFinal_ex(md, sum, &sumlen);
+	for (i = 0; i < 8 && i < sumlen; i++)
+		snprintf(g->digest + 2 * i, 3, "%02x", sum[i]);
+	EVP_MD_CTX_free(md);
+	axp_compiler_free(c);
+	axv_unref(data);
+	axv_unref(rego);
+	axv_unref(doc);
+	return g;
+fail:
+	EVP_MD_CTX_free(md);
+	gate_unref(g);
+	axp_compiler_free(c);
+	axv_unref(data);
+	axv_unref(rego);
+	axv_unref(doc);
+	return NULL;
+}
+
+struct gate *
+gate_load_mem(const char *name, const char *yaml, size_t len,
+    const struct axp_polfile_opts *opts, struct axp_polfile_errors *errs)
+{
+	return build(name, yaml, len, opts, errs);
+}
+
+struct gate *
+gate_load(const char *path, const struct axp_polfile_opts *opts,
+    struct axp_polfile_errors *errs)
+{
+	char err[512];
+	size_t len;
+	char *text;
+	struct gate *g;
+
+	memset(errs, 0, sizeof(*errs));
+	text =
+	    axg_read_file(path, AXP_POLFILE_MAX_BYTES, &len, err, sizeof(err));
+	if (text == NULL) {
+		gerr(errs, "%s", err);
+		return NULL;
+	}
+	g = build(path, text, len, opts, errs);
+	free(text);
+	return g;
+}
+
+struct gate *
+gate_ref(struct gate *g)
+{
+	if (g != NULL)
+		__atomic_add_fetch(&g->refs, 1, __ATOMIC_RELAXED);
+	return g;
+}
+
+void
+gate_unref(struct gate *g)
+{
+	unsigned i;
+
+	if (g == NULL || __atomic_sub_fetch(&g->refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	for (i = 0; i < GATE_NENTRIES; i++)
+		axp_query_free(g->q[i]);
+	axp_policy_free(g->pol);
+	axv_unref(g->doc);
+	free(g->source);
+	free(g);
+}
+
+const char *
+gate_name(const struct gate *g)
+{
+	return g->name;
+}
+
+const char *
+gate_mode(const struct gate *g)
+{
+	return g->mode;
+}
+
+const char *
+gate_digest(const struct gate *g)
+{
+	return g->digest;
+}
+
+const char *
+gate_source(const struct gate *g)
+{
+	return g->source;
+}
+
+const struct axv *
+gate_document(const struct gate *g)
+{
+	return g->doc;
+}
+
+static int
+    AXG_PRINTF(2, 3) deny(struct gate_decision *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->allow = false;
+	axg_strlcpy(out->rule, "error", sizeof(out->rule));
+	va_start(ap, fmt);
+	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+gate_decide(const struct gate *g, enum gate_entry e, struct axv *input,
+    struct gate_decision *out)
+{
+	struct axv *res = NULL, *ex = NULL, *d, *allow, *v;
+	struct axp_error err;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((unsigned)e >= GATE_NENTRIES)
+		return deny(out, "%s", "no such entry point");
+	rc = axp_eval_exprs(g->q[e], input, NULL, &res, &ex, &err);
+	if (rc < 0) {
+		char msg[400];
+
+		snprintf(msg, sizeof(msg), "%s: %s", axp_errcode_str(err.code),
+		    err.message ? err.message : "");
+		axp_error_clear(&err);
+		return deny(out, "policy error: %s", msg);
+	}
+	rc = -1;
+	if (axv_array_len(ex) == 0) {
+		deny(out, "data.axgate.%s is undefined: denied",
+		    entry_names[e]);
+		goto out;
+	}
+	d = axv_array_get(axv_array_get(ex, 0), 0);
+	allow = d != NULL && axv_kind(d) == AXV_OBJECT
+	    ? axv_object_gets(d, "allow")
+	    : NULL;
+	if (allow == NULL || axv_kind(allow) != AXV_BOOL) {
+		deny(out,
+		    "data.axgate.%s is not an object with a boolean "
+		    "\"allow\": denied",
+		    entry_names[e]);
+		goto out;
+	}
+	out->allow = axv_bool_get(allow);
+	v = axv_object_gets(d, "rule");
+	copy_str(out->rule, sizeof(out->rule), v, "");
+	v = axv_object_gets(d, "reason");
+	copy_str(out->reason, sizeof(out->reason), v, "");
+	rc = 0;
+out:
+	axv_unref(res);
+	axv_unref(ex);
+	return rc;
+}
+
+int
+gate_query(const struct gate *g, const char *query, struct axv *input,
+    struct axv **result, char *err, size_t errlen)
+{
+	struct axp_error e;
+	struct axp_query *q;
+	struct axv *res = NULL, *ex = NULL, *out;
+	size_t i;
+
+	*result = NULL;
+	q = axp_query_prepare(g->pol, query, &e);
+	if (q == NULL) {
+		axg_seterr(err, errlen, "%s:%d:%d: %s: %s",
+		    e.file && e.file[0] ? e.file : "query", e.line, e.col,
+		    axp_errcode_str(e.code), e.message ? e.message : "");
+		axp_error_clear(&e);
+		return -1;
+	}
+	if (axp_eval_exprs(q, input, NULL, &res, &ex, &e) < 0) {
+		axg_seterr(err, errlen, "%s: %s", axp_errcode_str(e.code),
+		    e.message ? e.message : "");
+		axp_error_clear(&e);
+		axp_query_free(q);
+		return -1;
+	}
+	out = axv_array_new(axv_array_len(res));
+	for (i = 0; i < axv_array_len(res); i++) {
+		struct axv *row = axv_object_new(2);
+
+		axv_object_put(row, axv_cstr("expressions"),
+		    axv_ref(axv_array_get(ex, i)));
+		axv_object_put(row, axv_cstr("bindings"),
+		    axv_ref(axv_array_get(res, i)));
+		axv_array_push(out, row);
+	}
+	axv_unref(res);
+	axv_unref(ex);
+	axp_query_free(q);
+	*result = out;
+	return 0;
+}
+
+/* A path segment may be any text except what would change the query's
+ * shape; segments are quoted as Rego strings. */
+int
+gate_data(const struct gate *g, const char *path, struct axv *input,
+    struct axv **value, char *err, size_t errlen)
+{
+	struct axg_buf q;
+	struct axv *res = NULL;
+	const char *p = path, *slash;
+	int rc;
+
+	*value = NULL;
+	axg_buf_init(&q, 4096);
+	axg_buf_puts(&q, "data");
+	while (*p == '/')
+		p++;
+	while (*p != '\0') {
+		slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+
+		if (n > 0) {
+			struct axv *seg;
+			int bad;
+
+			if (!axg_utf8_valid(p, n)) {
+				axg_buf_free(&q);
+				return axg_seterr(err, errlen,
+				    "path: not valid UTF-8");
+			}
+			seg = axv_string(p, n);
+			bad = axg_buf_puts(&q, "[") < 0 ||
+			    axv_to_json(seg, &q, false) < 0 ||
+			    axg_buf_puts(&q, "]") < 0;
+			axv_unref(seg);
+			if (bad) {
+				axg_buf_free(&q);
+				return axg_seterr(err, errlen,
+				    "path: too long");
+			}
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	rc = gate_query(g, q.data, input, &res, err, errlen);
+	axg_buf_free(&q);
+	if (rc < 0)
+		return -1;
+	if (axv_array_len(res) > 0) {
+		struct axv *ex =
+		    axv_object_gets(axv_array_get(res, 0), "expressions");
+
+		*value = axv_ref(axv_array_get(ex, 0));
+	}
+	axv_unref(res);
+	return 0;
+}
+
+struct axp_policy *
+gate_policy(const struct gate *g)
+{
+	return g->pol;
+}
+
+static void
+put_str(struct axv *o, const char *k, const char *v)
+{
+	if (v != NULL)
+		axv_object_put(o, axv_cstr(k), axv_cstr(v));
+}
+
+/* Header names lower-cased; a repeated field is joined with ", " as
+ * RFC 9110 allows for list fields. */
+static struct axv *
+headers_object(const struct gate_header *h, size_t n)
+{
+	struct axv *o = axv_object_new(n);
+	char name[256];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct axv *k, *old, *v;
+		size_t nl = h[i].name_len < sizeof(name) - 1 ? h[i].name_len
+							     : sizeof(name) - 1;
+
+		for (j = 0; j < nl; j++) {
+			char c = h[i].name[j];
+			name[j] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+		}
+		k = axv_string(name, nl);
+		old = axv_object_get(o, k);
+		if (old != NULL) {
+			struct axg_buf b;
+
+			axg_buf_init(&b, 0);
+			axg_buf_append(&b, axv_str(old), axv_strlen(old));
+			axg_buf_puts(&b, ", ");
+			axg_buf_append(&b, h[i].value, h[i].value_len);
+			v = axv_string(b.data, b.len);
+			axg_buf_free(&b);
+		} else {
+			v = axv_string(h[i].value, h[i].value_len);
+		}
+		axv_object_put(o, k, v);
+	}
+	return o;
+}
+
+struct axv *
+gate_input(const struct gate_request *r)
+{
+	struct axv *in = axv_object_new(12), *client;
+
+	put_str(in, "kind", gate_entry_name(r->entry));
+	put_str(in, "host", r->host);
+	if (r->port > 0)
+		axv_object_put(in, axv_cstr("port"), axv_int(r->port));
+	client = axv_object_new(2);
+	put_str(client, "addr", r->client_addr);
+	put_str(client, "job", r->job);
+	axv_object_put(in, axv_cstr("client"), client);
+	put_str(in, "job", r->job);
+	put_str(in, "addr", r->addr);
+	put_str(in, "scheme", r->scheme);
+	put_str(in, "method", r->method);
+	put_str(in, "path", r->path);
+	put_str(in, "query", r->query);
+	if (r->entry == GATE_HTTP)
+		axv_object_put(in, axv_cstr("headers"),
+		    headers_object(r->headers, r->nheaders));
+	put_str(in, "sni", r->sni);
+	put_str(in, "route", r->route);
+	put_str(in, "model", r->model);
+	if (r->entry == GATE_INFERENCE && r->tokens >= 0)
+		axv_object_put(in, axv_cstr("tokens"), axv_int(r->tokens));
+	return in;
+}
