@@ -79,7 +79,7 @@ on_connect_head(struct px_conn *c, const struct px_request *req)
 	memset(&d, 0, sizeof(d));
 	rc = px->dec.decide_connect == NULL
 	    ? (axg_strlcpy(d.reason, "no connect policy", sizeof(d.reason)), 0)
-	    : px->dec.decide_connect(px->dec.arg, &c->target,
+	    : px->dec.decide_connect(c->snap, &c->target,
 		  (const struct sockaddr *)&c->client_addr, &d);
 	if (decide(c, rc, &d, "connect") != 0)
 		return;
@@ -163,7 +163,7 @@ judge_address(struct px_conn *c, const struct sockaddr *sa, socklen_t salen,
 		axg_strlcpy(d.reason, "no address policy", sizeof(d.reason));
 		rc = 0;
 	} else {
-		rc = px->dec.decide_address(px->dec.arg, &c->target, sa, &d);
+		rc = px->dec.decide_address(c->snap, &c->target, sa, &d);
 	}
 	if (rc != 0) {
 		d.allow = false;
@@ -379,6 +379,7 @@ connected(struct px_conn *c)
 	}
 	evbuffer_add_printf(bufferevent_get_output(c->cli),
 	    "HTTP/1.1 200 Connection established\r\n\r\n");
+	px_conn_audit_open(c);
 	c->state = is_tls_port(&px->cfg, c->target.port) &&
 		px->cfg.sni_mode != PX_SNI_OFF
 	    ? PX_ST_SNI

@@ -120,13 +120,47 @@ px_decision_copy(struct px_conn *c, const struct px_decision *d)
 	axg_strlcpy(c->reason, d->reason, sizeof(c->reason));
 }
 
+static void
+fill_record(struct px_conn *c, struct px_audit_record *r,
+    enum px_audit_kind kind, enum px_outcome outcome, int status,
+    const char *stage)
+{
+	const char *method = "", *path = "";
+
+	memset(r, 0, sizeof(*r));
+	if (c->fwd != NULL) {
+		method = px_fwd_method(c->fwd);
+		path = px_fwd_path(c->fwd);
+	} else if (c->is_connect) {
+		method = "CONNECT";
+	}
+	r->kind = kind;
+	r->outcome = outcome;
+	r->status = status;
+	r->stage = stage;
+	r->rule = c->rule;
+	r->reason = c->reason;
+	r->host = c->target.host;
+	r->port = c->target.port;
+	r->method = method;
+	r->path = path;
+	r->sni = c->sni != NULL ? c->sni : "";
+	r->client = (const struct sockaddr *)&c->client_addr;
+	r->upstream = c->dialed ? (const struct sockaddr *)&c->up_addr : NULL;
+	r->dialed = c->dialed;
+	r->bytes_up = c->bytes_up;
+	r->bytes_down = c->bytes_down;
+	r->start_ms = c->req_start_ms;
+	r->duration_us = (px_now_ns() - c->req_start_ns) / 1000;
+	r->snap = c->snap;
+}
+
 void
 px_conn_audit(struct px_conn *c, enum px_audit_kind kind,
     enum px_outcome outcome, int status, const char *stage)
 {
 	struct px_proxy *px = c->px;
 	struct px_audit_record r;
-	const char *method = "", *path = "";
 
 	if (!c->in_request)
 		return;
@@ -139,32 +173,20 @@ px_conn_audit(struct px_conn *c, enum px_audit_kind kind,
 		px->stats.errors++;
 	if (!px->has_audit)
 		return;
-	memset(&r, 0, sizeof(r));
-	if (c->fwd != NULL) {
-		method = px_fwd_method(c->fwd);
-		path = px_fwd_path(c->fwd);
-	} else if (c->is_connect) {
-		method = "CONNECT";
-	}
-	r.kind = kind;
-	r.outcome = outcome;
-	r.status = status;
-	r.stage = stage;
-	r.rule = c->rule;
-	r.reason = c->reason;
-	r.host = c->target.host;
-	r.port = c->target.port;
-	r.method = method;
-	r.path = path;
-	r.sni = c->sni != NULL ? c->sni : "";
-	r.client = (const struct sockaddr *)&c->client_addr;
-	r.upstream = c->dialed ? (const struct sockaddr *)&c->up_addr : NULL;
-	r.dialed = c->dialed;
-	r.bytes_up = c->bytes_up;
-	r.bytes_down = c->bytes_down;
-	r.start_ms = c->req_start_ms;
-	r.duration_us = (px_now_ns() - c->req_start_ns) / 1000;
+	fill_record(c, &r, kind, outcome, status, stage);
 	px->audit.record(px->audit.arg, &r);
+}
+
+void
+px_conn_audit_open(struct px_conn *c)
+{
+	struct px_proxy *px = c->px;
+	struct px_audit_record r;
+
+	if (!px->has_audit || px->audit.opened == NULL)
+		return;
+	fill_record(c, &r, PX_AUDIT_CONNECT, PX_OUTCOME_ALLOWED, 200, "open");
+	px->audit.opened(px->audit.arg, &r);
 }
 
 /* ---- final answers ---- */
@@ -339,6 +361,8 @@ px_conn_free(struct px_conn *c)
 		px_fwd_free(c->fwd);
 	free(c->addrs);
 	free(c->sni);
+	if (px->dec.release != NULL)
+		px->dec.release(px->dec.arg, c->snap);
 	client_put(px, c->client);
 	TAILQ_REMOVE(&px->conns, c, link);
 	px->stats.active--;
@@ -491,6 +515,8 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	c->px = px;
 	c->client = cl;
 	c->client_addr = ss;
+	c->snap = px->dec.acquire != NULL ? px->dec.acquire(px->dec.arg)
+					  : px->dec.arg;
 	c->conn_start_ns = c->last_activity_ns = px_now_ns();
 	TAILQ_INSERT_TAIL(&px->conns, c, link);
 	px->stats.active++;

@@ -172,7 +172,7 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 		axg_strlcpy(d.reason, "no http policy", sizeof(d.reason));
 		rc = 0;
 	} else {
-		rc = px->dec.decide_http(px->dec.arg, &info, &d);
+		rc = px->dec.decide_http(c->snap, &info, &d);
 	}
 	if (rc != 0) {
 		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "http",

@@ -66,6 +66,7 @@ struct px_fwd; /* forward.c */
 struct px_conn {
 	TAILQ_ENTRY(px_conn) link;
 	struct px_proxy *px;
+	void *snap; /* the decider's snapshot for this connection */
 	struct bufferevent *cli;
 	struct bufferevent *up;
 	struct event *timer;
@@ -98,6 +99,7 @@ struct px_conn {
 
 /* core.c */
 void px_conn_free(struct px_conn *c);
+void px_conn_audit_open(struct px_conn *c);
 void px_conn_audit(struct px_conn *c, enum px_audit_kind kind,
     enum px_outcome outcome, int status, const char *stage);
 /* Answer status with a JSON body and close (lingering).  For 403 the body

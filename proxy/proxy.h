@@ -298,6 +298,14 @@ struct px_decider {
 	int (*decide_http)(void *arg, const struct px_http_info *req,
 	    struct px_decision *out);
 	void *arg;
+	/* Optional: a snapshot of the policy per connection, so that a
+	 * reload never changes the rules under a connection in flight.
+	 * acquire(arg) is called when a connection is accepted, and what it
+	 * returns is the first argument of every decide_* call for that
+	 * connection (instead of arg) and the snap of its audit records;
+	 * release(arg, snap) is called when the connection ends. */
+	void *(*acquire)(void *arg);
+	void (*release)(void *arg, void *snap);
 };
 
 enum px_audit_kind {
@@ -334,11 +342,15 @@ struct px_audit_record {
 	uint64_t bytes_down;		 /* upstream to client */
 	uint64_t start_ms;		 /* wall clock */
 	uint64_t duration_us;
+	void *snap; /* the decider's snapshot (see struct px_decider) */
 };
 
 struct px_audit_hook {
 	void (*record)(void *arg, const struct px_audit_record *rec);
 	void *arg;
+	/* Optional: a CONNECT tunnel was established (stage "open"); its
+	 * record follows when it ends. */
+	void (*opened)(void *arg, const struct px_audit_record *rec);
 };
 
 enum px_scan_verdict {

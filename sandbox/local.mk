@@ -10,5 +10,6 @@ libaxgate_la_SOURCES += \
 	%reldir%/user.c \
 	%reldir%/landlock.c \
 	%reldir%/seccomp.c \
+	%reldir%/self.c \
 	%reldir%/limits.c \
 	%reldir%/mounts.c

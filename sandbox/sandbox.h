@@ -170,4 +170,21 @@ int sbx_run(const struct sbx_spec *spec, struct sbx_result *res, char *err,
  * Landlock is unavailable. */
 int sbx_landlock_abi(char *err, size_t errlen);
 
+/* Confine the calling process for good (the proxy does this before it
+ * reads a byte from a job): when root, become user (NULL: "nobody") with
+ * no supplementary groups and an empty capability bounding set; clear
+ * every capability; set no_new_privs; a Landlock ruleset that allows no
+ * file access beyond read_paths (read) and write_paths (read, write,
+ * create, remove), and, on ABI 6 and later, no abstract unix sockets or
+ * signals outside; and the job's seccomp deny list, plus execve and
+ * execveat when no_exec.  Fails closed: on -1 the caller must exit. */
+struct sbx_self {
+	const char *user;
+	const char *const *read_paths;	/* NULL-terminated, or NULL */
+	const char *const *write_paths; /* NULL-terminated, or NULL */
+	bool no_exec;
+};
+
+int sbx_confine_self(const struct sbx_self *s, char *err, size_t errlen);
+
 #endif /* AXG_SANDBOX_H */

@@ -529,7 +529,8 @@ main(int argc, char **argv)
 	int p2c[2], c2p[2], ports[2];
 	pid_t pid;
 	struct px_config cfg;
-	struct px_decider dec = { allow_connect, allow_address, NULL, NULL };
+	struct px_decider dec = { .decide_connect = allow_connect,
+		.decide_address = allow_address };
 	struct px_proxy *px;
 	struct sockaddr_storage ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;

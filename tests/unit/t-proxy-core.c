@@ -1598,8 +1598,10 @@ int
 main(void)
 {
 	struct px_config cfg, cfgb;
-	struct px_decider dec = { dec_connect, dec_address, dec_http, NULL };
-	struct px_audit_hook audit = { on_record, NULL };
+	struct px_decider dec = { .decide_connect = dec_connect,
+		.decide_address = dec_address,
+		.decide_http = dec_http };
+	struct px_audit_hook audit = { .record = on_record };
 	struct px_scan_hook scan = { NULL, scan_body, NULL };
 	struct px_proxy *px, *pxb;
 	struct evconnlistener *le, *lt, *lh;

@@ -1,0 +1,4 @@
+## server/: the proxy as axgate runs it (decider and audit from a gate).
+libaxgate_la_SOURCES += \
+	%reldir%/server.h \
+	%reldir%/gatekeeper.c

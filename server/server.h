@@ -1,0 +1,64 @@
+/*
+ * server.h: the proxy as axgate runs it, for `axgate serve` and for the
+ * proxy child of `axgate run`.
+ *
+ * The proxy (proxy.h) knows nothing of Rego or OCSF: it asks a decider and
+ * tells an audit hook.  A gatekeeper fills both seams: it decides with the
+ * current gate (gate.h) and turns every proxy record into the OCSF event
+ * the audit part writes (audit.h), with the job, the policy and the rule.
+ *
+ * Reload: srv_gatekeeper_swap() installs a new gate.  Each connection
+ * takes a reference to the gate that was current when it was accepted and
+ * decides every request on it with that gate, so a reload never changes
+ * the rules under a connection in flight; the old gate is freed when its
+ * last connection ends.  The gatekeeper is shared by every worker thread.
+ */
+#ifndef AXG_SERVER_H
+#define AXG_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "audit/audit.h"
+#include "policy/gate.h"
+#include "proxy/proxy.h"
+
+struct srv_gatekeeper;
+
+/* g: a reference is taken.  audit may be NULL (no events).  job: when
+ * not NULL, every connection belongs to this job (a per-job proxy). */
+struct srv_gatekeeper *
+srv_gatekeeper_new(struct gate *g, struct ocsf_writer *audit, const char *job);
+void srv_gatekeeper_free(struct srv_gatekeeper *k);
+
+/* Install a new gate (a reference is taken); the old one lives on in the
+ * connections that hold it. */
+void srv_gatekeeper_swap(struct srv_gatekeeper *k, struct gate *g);
+
+/* The current gate (a new reference). */
+struct gate *srv_gatekeeper_gate(struct srv_gatekeeper *k);
+
+/* The seams for px_proxy_new(). */
+void srv_gatekeeper_decider(struct srv_gatekeeper *k, struct px_decider *out);
+void srv_gatekeeper_audit(struct srv_gatekeeper *k, struct px_audit_hook *out);
+
+/* Decision counts and latency, for /metrics. */
+#define SRV_LATENCY_BUCKETS 12 /* upper bounds in srv_latency_bounds_ns */
+extern const uint64_t srv_latency_bounds_ns[SRV_LATENCY_BUCKETS];
+
+struct srv_decision_stats {
+	uint64_t allowed[GATE_NENTRIES];
+	uint64_t denied[GATE_NENTRIES];
+	uint64_t errors[GATE_NENTRIES]; /* fail-closed denials */
+	/* latency of gate_decide(): buckets[i] counts decisions that took
+	 * at most srv_latency_bounds_ns[i]; the last one counts the rest */
+	uint64_t buckets[SRV_LATENCY_BUCKETS + 1];
+	uint64_t sum_ns;
+	uint64_t count;
+	uint64_t audit_failed; /* events the writer refused */
+};
+
+void
+srv_gatekeeper_stats(struct srv_gatekeeper *k, struct srv_decision_stats *out);
+
+#endif /* AXG_SERVER_H */
