@@ -284,6 +284,9 @@ enum ocsf_sink_kind {
 	OCSF_SINK_STDOUT,     /* stdout */
 	OCSF_SINK_SYSLOG,     /* syslog[:SOCKET], RFC 5424 over a unix socket */
 	OCSF_SINK_SYSLOG_TCP, /* syslog+tcp://HOST:PORT, RFC 6587 framing */
+	OCSF_SINK_FD,	      /* fd:N, lines on an open descriptor that
+				 another axgate process reads (never
+				 closed by the writer) */
 };
 
 #define OCSF_MAX_SINKS	     8
@@ -367,6 +370,14 @@ int ocsf_emit_app(struct ocsf_writer *w, const struct ocsf_app_event *ev);
  * watermark (3/4 of queue_size), true again when it has drained below the
  * low watermark (1/2).  Always true under the other policies.  The proxy
  * asks before accepting a connection.  Lock-free. */
+/* An event serialised by another axgate process (the proxy child of
+ * `axgate run` writes its events to an fd: sink that the launcher reads):
+ * one JSON object of at most OCSF_LINE_MAX bytes, without the newline,
+ * with integer class_uid, severity_id and time.  Anything else is
+ * refused (OCSF_ERROR) and counted as invalid. */
+#define OCSF_LINE_MAX 65536
+int ocsf_emit_line(struct ocsf_writer *w, const char *line, size_t len);
+
 bool ocsf_writer_accepting(struct ocsf_writer *w);
 
 /* Ask the writer to reopen its file sinks (after logrotate renamed them)

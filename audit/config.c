@@ -108,6 +108,17 @@ ocsf_sink_spec_parse(const char *spec, struct ocsf_sink_spec *out, char *err,
 		return copy_field(out->target, sizeof(out->target), spec + 7,
 		    strlen(spec + 7), "socket path", spec, err, errlen);
 	}
+	if (axg_startswith(spec, "fd:")) {
+		uint64_t fd;
+
+		if (axg_parse_u64(spec + 3, 0, 65535, &fd) < 0)
+			return axg_seterr(err, errlen,
+			    "audit sink '%s': not a file descriptor number",
+			    spec);
+		out->kind = OCSF_SINK_FD;
+		snprintf(out->target, sizeof(out->target), "%u", (unsigned)fd);
+		return 0;
+	}
 	if (axg_startswith(spec, "syslog+tcp://")) {
 		out->kind = OCSF_SINK_SYSLOG_TCP;
 		return parse_hostport(spec + 13, out, spec, err, errlen);

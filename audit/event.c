@@ -20,11 +20,12 @@
 
 static _Thread_local unsigned char rand_pool[RAND_POOL];
 static _Thread_local size_t rand_left;
+static _Thread_local pid_t rand_pid; /* a forked child refills its pool */
 
 static void
 rand_bytes(unsigned char *out, size_t n)
 {
-	if (rand_left < n) {
+	if (rand_left < n || rand_pid != getpid()) {
 		size_t got = 0;
 
 		while (got < RAND_POOL) {
@@ -38,6 +39,7 @@ rand_bytes(unsigned char *out, size_t n)
 			got += (size_t)r;
 		}
 		rand_left = RAND_POOL;
+		rand_pid = getpid();
 	}
 	memcpy(out, rand_pool + RAND_POOL - rand_left, n);
 	/* never hand the same bytes out twice */

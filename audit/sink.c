@@ -206,6 +206,15 @@ ocsf_sink_open(const struct ocsf_sink_spec *spec, const struct ocsf_config *c,
 		snprintf(s->name, sizeof(s->name), "stdout");
 		s->fd = STDOUT_FILENO;
 		break;
+	case OCSF_SINK_FD:
+		snprintf(s->name, sizeof(s->name), "fd:%s", spec->target);
+		{
+			uint64_t fd = 0;
+
+			(void)axg_parse_u64(spec->target, 0, 65535, &fd);
+			s->fd = (int)fd;
+			break;
+		}
 	case OCSF_SINK_SYSLOG:
 		snprintf(s->name, sizeof(s->name), "syslog:%s", spec->target);
 		/* connected lazily: a syslog daemon that is down is retried */
@@ -231,7 +240,8 @@ ocsf_sink_close(struct ocsf_sink *s)
 {
 	if (s == NULL)
 		return;
-	if (s->fd >= 0 && s->spec.kind != OCSF_SINK_STDOUT)
+	if (s->fd >= 0 && s->spec.kind != OCSF_SINK_STDOUT &&
+	    s->spec.kind != OCSF_SINK_FD)
 		close(s->fd);
 	axg_buf_free(&s->msgs);
 	axg_buf_free(&s->tmp);
@@ -374,6 +384,7 @@ ocsf_sink_write(struct ocsf_sink *s, struct ocsf_batch *b, bool fsync,
 	switch (s->spec.kind) {
 	case OCSF_SINK_FILE:
 	case OCSF_SINK_STDOUT:
+	case OCSF_SINK_FD:
 		plain_build(b);
 		rc = stream_write(s, b->plain.data, b->plain.len, false, err,
 		    errlen);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <jansson.h>
 
 #include "audit/audit-int.h"
 
@@ -462,6 +463,41 @@ EMIT(process, ocsf_process_event)
 EMIT(api, ocsf_api_event)
 EMIT(policy, ocsf_policy_event)
 EMIT(app, ocsf_app_event)
+
+int
+ocsf_emit_line(struct ocsf_writer *w, const char *line, size_t len)
+{
+	struct ocsf_meta m;
+	struct axg_buf b;
+	json_error_t je;
+	json_t *o, *c, *s, *t;
+	int rc;
+
+	if (len == 0 || len > OCSF_LINE_MAX || memchr(line, '\n', len))
+		return emit_failed(w,
+		    "relayed event: empty, too long or "
+		    "more than one line");
+	o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	c = json_object_get(o, "class_uid");
+	s = json_object_get(o, "severity_id");
+	t = json_object_get(o, "time");
+	if (!json_is_integer(c) || !json_is_integer(s) || !json_is_integer(t) ||
+	    json_integer_value(c) <= 0 || json_integer_value(c) > 999999 ||
+	    json_integer_value(s) < 0 || json_integer_value(s) > 99) {
+		json_decref(o);
+		return emit_failed(w, "relayed event: not an OCSF event");
+	}
+	m.class_uid = (uint32_t)json_integer_value(c);
+	m.severity_id = (uint8_t)json_integer_value(s);
+	m.time_ms = (uint64_t)json_integer_value(t);
+	json_decref(o);
+	axg_buf_init(&b, 0);
+	axg_buf_append(&b, line, len);
+	axg_buf_putc(&b, '\n');
+	rc = submit(w, &b, &m);
+	axg_buf_free(&b);
+	return rc;
+}
 
 bool
 ocsf_writer_accepting(struct ocsf_writer *w)

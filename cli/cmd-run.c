@@ -2,8 +2,11 @@
  * cmd-run.c: axgate run: start a job behind the gate.
  *
  * Load the policy (or the built-in default), build the job's network
- * (netns/), confine and start the job (sandbox/), write Process Activity
- * events for its launch and its end, and exit with its status.  Every step
+ * (netns/), start the proxy in a confined child of its own on the host end
+ * of the job's veth (server/), confine and start the job (sandbox/), write
+ * Process Activity events for its launch and its end (the proxy child's
+ * events are relayed into the same sinks), and exit with the job's
+ * status.  Every step
  * that cannot be applied stops the launch with a message and removes what
  * was set up: nothing runs with less isolation than the policy asked for.
  */
@@ -16,26 +19,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "audit/audit.h"
 #include "cli/cli.h"
 #include "common/common.h"
 #include "netns/netns.h"
-#include "policy/polfile.h"
+#include "policy/gate.h"
 #include "policy/value.h"
+#include "proxy/proxy.h"
 #include "sandbox/sandbox.h"
+#include "server/server.h"
 
-/* The embedded default policy (contrib/policies/default.yaml). */
-extern const char axg_default_policy[];
+/* The port the proxy listens on, on the host end of the job's veth. */
+#define RUN_PROXY_PORT 3128
 
 #define MAX_GRANTS 256
 #define MAX_ENV	   256
 
 /* What the job's spec points into; freed together. */
 struct run_ctx {
+	struct gate *gate;
 	struct axv *doc;
+	pid_t proxy;  /* the proxy child, or 0 */
+	int audit_fd; /* the launcher's end of the child's events */
+	struct srv_relay *relay;
 	struct sbx_grant grants[MAX_GRANTS];
 	size_t ngrants;
 	const char *env_allow[MAX_ENV + 1];
@@ -209,6 +222,91 @@ emit_exit(struct ocsf_writer *w, struct run_ctx *rc, char **argv,
 	ocsf_emit_process(w, &ev);
 }
 
+/* The job's network in proxy mode, and the proxy child on its host end.
+ * with_audit: the child's events come back on rc->audit_fd. */
+static int
+start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
+    const char *user, char *err, size_t errlen)
+{
+	static const uint16_t ports[] = { RUN_PROXY_PORT };
+	struct ns_config nc = { .mode = NS_MODE_PROXY,
+		.ports = ports,
+		.nports = AXG_ARRAY_LEN(ports) };
+	struct srv_child_opts co;
+	struct px_config pc;
+	struct sockaddr_in sin;
+	int one = 1, lfd = -1, sv[2] = { -1, -1 };
+	char msg[512];
+
+	*netp = ns_job_net_new(&nc, msg, sizeof(msg));
+	if (*netp == NULL)
+		return axg_seterr(err, errlen, "network: %s", msg);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(RUN_PROXY_PORT);
+	if (inet_pton(AF_INET, ns_job_net_host_addr(*netp), &sin.sin_addr) != 1)
+		return axg_seterr(err, errlen, "proxy: bad host address %s",
+		    ns_job_net_host_addr(*netp));
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (lfd < 0 ||
+	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(lfd, 512) < 0) {
+		axg_seterr(err, errlen, "proxy: listening on %s:%d: %s",
+		    ns_job_net_host_addr(*netp), RUN_PROXY_PORT,
+		    strerror(errno));
+		goto fail;
+	}
+	if (with_audit &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		axg_seterr(err, errlen, "proxy: socketpair: %s",
+		    strerror(errno));
+		goto fail;
+	}
+	px_config_default(&pc);
+	memset(&co, 0, sizeof(co));
+	co.gate = rc->gate;
+	co.listen_fd = lfd;
+	co.audit_fd = sv[1];
+	co.job = rc->jobid;
+	co.user = user;
+	co.px = &pc;
+	rc->proxy = srv_proxy_child_start(&co, err, errlen);
+	if (rc->proxy < 0) {
+		rc->proxy = 0;
+		goto fail;
+	}
+	close(lfd);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	rc->audit_fd = sv[0];
+	return 0;
+fail:
+	if (lfd >= 0)
+		close(lfd);
+	if (sv[0] >= 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	return -1;
+}
+
+/* Stop the proxy child and wait for the last of its events. */
+static void
+stop_proxy(struct run_ctx *rc)
+{
+	if (rc->proxy > 0) {
+		kill(rc->proxy, SIGTERM);
+		while (waitpid(rc->proxy, NULL, 0) < 0 && errno == EINTR)
+			;
+		rc->proxy = 0;
+	}
+	if (rc->relay != NULL) {
+		srv_relay_stop(rc->relay);
+		rc->relay = NULL;
+	}
+}
+
 static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, 'p' },
 	{ "workspace", required_argument, NULL, 'w' },
@@ -227,7 +325,6 @@ cmd_run(int argc, char **argv)
 	size_t naudits = 0;
 	uint64_t timeout = 0;
 	struct run_ctx *rc = NULL;
-	struct axp_polfile_errors perrs;
 	struct axp_polfile_opts popts;
 	struct ocsf_writer *writer = NULL;
 	struct ns_job_net *net = NULL;
@@ -236,7 +333,8 @@ cmd_run(int argc, char **argv)
 	struct sbx_result res = { 0 };
 	char cwd[PATH_MAX], err[1024];
 	const char *mode;
-	struct axv *net_sec, *proc, *fs;
+	bool proxy_failed = false;
+	struct axv *proc, *fs;
 	int c, status = SBX_EXIT_INTERNAL;
 
 	while ((c = getopt_long(argc, argv, "+p:w:a:u:t:h", longopts, NULL)) !=
@@ -297,25 +395,30 @@ cmd_run(int argc, char **argv)
 	}
 
 	rc = axg_calloc(1, sizeof(*rc));
+	rc->audit_fd = -1;
 	popts.workspace = workspace;
 	popts.tmpdir = "/tmp";
 	popts.home = getenv("HOME") ? getenv("HOME") : "/root";
-	if (policy_path != NULL)
-		rc->doc = axp_polfile_load(policy_path, &popts, &perrs, NULL);
-	else
-		rc->doc = axp_polfile_load_mem("(built-in default policy)",
-		    axg_default_policy, strlen(axg_default_policy), &popts,
-		    &perrs, NULL);
-	if (rc->doc == NULL) {
-		for (size_t i = 0; i < perrs.n; i++)
-			fprintf(stderr, "%s\n", perrs.msg[i]);
-		if (perrs.truncated)
-			fprintf(stderr, "(more problems not shown)\n");
+	rc->gate = axg_gate_open(policy_path, &popts, "axgate run");
+	if (rc->gate == NULL) {
 		status = AXG_EXIT_USAGE;
 		goto out;
 	}
+	rc->doc = axv_ref((struct axv *)gate_document(rc->gate));
 	make_jobid(rc->jobid, sizeof(rc->jobid));
 	join_cmdline(rc->cmdline, sizeof(rc->cmdline), argv);
+
+	/* Remove what killed launchers left behind. */
+	mode = gate_mode(rc->gate);
+	if (strcmp(mode, "allow") != 0 && ns_sweep(err, sizeof(err)) < 0)
+		axg_warn("sweep of leftover job networks: %s", err);
+	/* The proxy child is forked before any thread exists here. */
+	if (strcmp(mode, "proxy") == 0 &&
+	    start_proxy(rc, &net, naudits > 0, user, err, sizeof(err)) < 0) {
+		fprintf(stderr, "axgate run: %s\n", err);
+		status = SBX_EXIT_SETUP;
+		proxy_failed = true;
+	}
 
 	if (naudits > 0) {
 		struct ocsf_config ac;
@@ -347,6 +450,19 @@ cmd_run(int argc, char **argv)
 			status = SBX_EXIT_REFUSED;
 			goto out;
 		}
+		if (rc->audit_fd >= 0) {
+			rc->relay = srv_relay_start(rc->audit_fd, writer, err,
+			    sizeof(err));
+			if (rc->relay == NULL) {
+				fprintf(stderr, "axgate run: %s\n", err);
+				status = SBX_EXIT_SETUP;
+				goto out;
+			}
+		}
+	}
+	if (proxy_failed) {
+		emit_launch(writer, rc, argv, 0, true, err);
+		goto out;
 	}
 
 	sbx_spec_init(&spec);
@@ -375,27 +491,13 @@ cmd_run(int argc, char **argv)
 	spec.timeout_sec =
 	    timeout ? (uint32_t)timeout : limit(proc, "timeout_sec");
 
-	net_sec = axv_object_gets(rc->doc, "network");
-	mode = axv_str(axv_object_gets(net_sec, "mode"));
 	if (strcmp(mode, "proxy") == 0) {
-		fprintf(stderr,
-		    "axgate run: the policy's network.mode is 'proxy', and "
-		    "this version of axgate run does not start the proxy "
-		    "yet; refusing to run the job with less isolation or "
-		    "less audit than the policy asks for.  Use a policy with "
-		    "network.mode: block (for example "
-		    "contrib/policies/minimal.yaml), or axgate serve.\n");
-		emit_launch(writer, rc, argv, 0, true,
-		    "network mode proxy is not available in axgate run");
-		status = SBX_EXIT_REFUSED;
-		goto out;
-	}
-	if (strcmp(mode, "block") == 0) {
+		spec.netns_fd = ns_job_net_fd(net);
+		spec.proxy_addr = ns_job_net_host_addr(net);
+		spec.proxy_port = RUN_PROXY_PORT;
+	} else if (strcmp(mode, "block") == 0) {
 		struct ns_config nc = { .mode = NS_MODE_BLOCK };
 
-		/* Remove what killed launchers left behind. */
-		if (ns_sweep(err, sizeof(err)) < 0)
-			axg_warn("sweep of leftover job networks: %s", err);
 		net = ns_job_net_new(&nc, err, sizeof(err));
 		if (net == NULL) {
 			fprintf(stderr, "axgate run: network: %s\n", err);
@@ -421,9 +523,14 @@ cmd_run(int argc, char **argv)
 	emit_exit(writer, rc, argv, &res);
 out:
 	sbx_job_free(job);
+	if (rc != NULL)
+		stop_proxy(rc);
 	ns_job_net_free(net);
 	ocsf_writer_free(writer);
 	if (rc != NULL) {
+		if (rc->audit_fd >= 0)
+			close(rc->audit_fd);
+		gate_unref(rc->gate);
 		axv_unref(rc->doc);
 		for (size_t i = 0; i < rc->nowned; i++)
 			free(rc->owned[i]);

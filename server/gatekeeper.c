@@ -74,6 +74,12 @@ srv_gatekeeper_free(struct srv_gatekeeper *k)
 }
 
 void
+srv_gatekeeper_set_audit(struct srv_gatekeeper *k, struct ocsf_writer *audit)
+{
+	k->audit = audit;
+}
+
+void
 srv_gatekeeper_swap(struct srv_gatekeeper *k, struct gate *g)
 {
 	struct gate *old;

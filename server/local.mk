@@ -1,4 +1,5 @@
 ## server/: the proxy as axgate runs it (decider and audit from a gate).
 libaxgate_la_SOURCES += \
 	%reldir%/server.h \
-	%reldir%/gatekeeper.c
+	%reldir%/gatekeeper.c \
+	%reldir%/child.c

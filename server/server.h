@@ -31,6 +31,11 @@ struct srv_gatekeeper *
 srv_gatekeeper_new(struct gate *g, struct ocsf_writer *audit, const char *job);
 void srv_gatekeeper_free(struct srv_gatekeeper *k);
 
+/* Set the writer the events go to (NULL: none), before the first
+ * connection. */
+void
+srv_gatekeeper_set_audit(struct srv_gatekeeper *k, struct ocsf_writer *audit);
+
 /* Install a new gate (a reference is taken); the old one lives on in the
  * connections that hold it. */
 void srv_gatekeeper_swap(struct srv_gatekeeper *k, struct gate *g);
@@ -60,5 +65,33 @@ struct srv_decision_stats {
 
 void
 srv_gatekeeper_stats(struct srv_gatekeeper *k, struct srv_decision_stats *out);
+
+/* ---- the proxy child of `axgate run` (child.c) ---- */
+
+struct srv_child_opts {
+	struct gate *gate; /* borrowed; the child inherits it */
+	int listen_fd;	   /* bound and listening */
+	int audit_fd;	   /* events go here as JSON lines; -1: none */
+	const char *job;   /* the job id */
+	const char *user;  /* to drop to (NULL: nobody) */
+	const struct px_config *px;
+};
+
+/* Fork the proxy child: it keeps only stdio, listen_fd and audit_fd,
+ * builds the proxy (the resolver reads its files then), confines itself
+ * (sbx_confine_self: user, no capabilities, no_new_privs, Landlock with no
+ * file access, seccomp without exec), and serves until SIGTERM or until
+ * the launcher dies.  Returns its pid once it said it is ready, or -1
+ * with the reason it gave (it is then reaped): the job must not start. */
+pid_t
+srv_proxy_child_start(const struct srv_child_opts *o, char *err, size_t errlen);
+
+/* A thread that reads the child's JSON lines from fd until end of file
+ * and hands each to ocsf_emit_line(). */
+struct srv_relay;
+struct srv_relay *
+srv_relay_start(int fd, struct ocsf_writer *w, char *err, size_t errlen);
+/* Wait for end of file (the child has exited) and free. */
+void srv_relay_stop(struct srv_relay *r);
 
 #endif /* AXG_SERVER_H */

@@ -1,3 +1,3 @@
 ## axgate run, end to end.
-TESTS += tests/integration/run-block.sh
-EXTRA_DIST += tests/integration/run-block.sh
+TESTS += tests/integration/run-block.sh tests/integration/run-proxy.sh
+EXTRA_DIST += tests/integration/run-block.sh tests/integration/run-proxy.sh

@@ -1,5 +1,10 @@
-/* Unit tests of audit/config.c: sink specs and overflow policies. */
+/* Unit tests of audit/config.c: sink specs and overflow policies; and the
+ * fd: sink with ocsf_emit_line(), the relay of another process's events. */
 #include "config.h"
+
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "audit/audit.h"
 #include "tests/tap.h"
@@ -127,9 +132,69 @@ test_writer_config_errors(void)
 	like_str(err, "/nonexistent-dir/x/audit.jsonl", "  naming the path");
 }
 
+/* A writer on an fd: sink hands whole lines to the other end; a relayed
+ * line is checked before it is queued. */
+static void
+test_fd_sink_and_relay(void)
+{
+	struct ocsf_config c;
+	struct ocsf_origin o;
+	struct ocsf_app_event app;
+	struct ocsf_writer *w;
+	struct ocsf_stats st;
+	struct ocsf_sink_spec s;
+	char err[256], spec[32], buf[8192];
+	int sv[2];
+	ssize_t n;
+
+	ok(ocsf_sink_spec_parse("fd:7", &s, err, sizeof(err)) == 0 &&
+		s.kind == OCSF_SINK_FD,
+	    "fd:N");
+	ok(ocsf_sink_spec_parse("fd:x", &s, err, sizeof(err)) < 0,
+	    "fd: needs a number");
+	like_str(err, "not a file descriptor number", "and says so");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		ok(0, "socketpair");
+		return;
+	}
+	ocsf_config_init(&c);
+	snprintf(spec, sizeof(spec), "fd:%d", sv[1]);
+	ocsf_config_add_sink(&c, spec, err, sizeof(err));
+	ocsf_origin_default(&o);
+	w = ocsf_writer_new(&c, &o, err, sizeof(err));
+	ok(w != NULL, "a writer on an fd: sink");
+	memset(&app, 0, sizeof(app));
+	app.activity = OCSF_APP_START;
+	is_int(ocsf_emit_app(w, &app), OCSF_QUEUED, "an event queued");
+	ocsf_writer_flush(w, 2000);
+	n = read(sv[0], buf, sizeof(buf) - 1);
+	ok(n > 0 && buf[n - 1] == '\n', "arrives as one line");
+	buf[n > 0 ? n - 1 : 0] = '\0';
+	like_str(buf, "\"class_uid\":6002", "the event");
+
+	is_int(ocsf_emit_line(w, buf, strlen(buf)), OCSF_QUEUED,
+	    "the same line relayed is queued");
+	is_int(ocsf_emit_line(w, "{\"a\":1}", 7), OCSF_ERROR,
+	    "a JSON object that is not an event is refused");
+	is_int(ocsf_emit_line(w, "{\"class_uid\":1}\n{}", 18), OCSF_ERROR,
+	    "two lines are refused");
+	is_int(ocsf_emit_line(w, "not json", 8), OCSF_ERROR,
+	    "not JSON is refused");
+	ocsf_writer_flush(w, 2000);
+	ocsf_writer_stats(w, &st);
+	is_int((long)st.invalid, 3, "the refusals are counted as invalid");
+	n = read(sv[0], buf, sizeof(buf) - 1);
+	ok(n > 0 && memchr(buf, '\n', (size_t)n) == buf + n - 1,
+	    "the relayed line is written whole, once");
+	ocsf_writer_free(w);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int
 main(void)
 {
+	test_fd_sink_and_relay();
 	test_good_specs();
 	test_bad_specs();
 	test_config();
