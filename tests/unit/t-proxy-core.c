@@ -1600,7 +1600,7 @@ main(void)
 	struct px_config cfg, cfgb;
 	struct px_decider dec = { dec_connect, dec_address, dec_http, NULL };
 	struct px_audit_hook audit = { on_record, NULL };
-	struct px_scan_hook scan = { NULL, scan_body, NULL };
+	struct px_scan_hook scan = { .on_body = scan_body };
 	struct px_proxy *px, *pxb;
 	struct evconnlistener *le, *lt, *lh;
 	struct sockaddr_storage ss;
