@@ -37,6 +37,12 @@ struct px_fwd {
 	struct px_chunked resp_ch;
 	bool resp_done;
 	bool resp_keep;
+	/* the scan hook's per-request interface */
+	void *scan_req;
+	void (*scan_end)(void *req_state);
+	bool filtering; /* filter_body sees the body */
+	bool rechunk;	/* the body goes upstream chunked */
+	bool head_sent; /* head_out was moved to the upstream */
 };
 
 const char *
@@ -56,6 +62,8 @@ px_fwd_free(struct px_fwd *f)
 {
 	if (f == NULL)
 		return;
+	if (f->scan_end != NULL)
+		f->scan_end(f->scan_req);
 	if (f->head_out != NULL)
 		evbuffer_free(f->head_out);
 	free(f->path);
@@ -98,9 +106,39 @@ info_of(struct px_conn *c, const struct px_request *req,
 	info->client = (const struct sockaddr *)&c->client_addr;
 }
 
+/* Ask the per-request scan interface about the head.  Returns 0 to go
+ * on (edit filled), -1 after refusing the request. */
+static int
+scan_filter_head(struct px_conn *c, const struct px_http_info *info,
+    struct px_scan_edit *edit)
+{
+	struct px_proxy *px = c->px;
+	struct px_fwd *f = c->fwd;
+	char why[160] = "credential found in the request";
+	enum px_scan_verdict v;
+
+	v = px->scan.filter_head(px->scan.arg, info, &f->scan_req, edit, why,
+	    sizeof(why));
+	f->scan_end = px->scan.end_request;
+	if (edit->path != NULL) {
+		free(f->path);
+		f->path = axg_strndup(edit->path, edit->path_len);
+	}
+	if (v == PX_SCAN_BLOCK) {
+		axg_strlcpy(c->rule, "scan", sizeof(c->rule));
+		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "scan", why);
+		return -1;
+	}
+	f->filtering = px->scan.filter_body != NULL;
+	f->rechunk = f->filtering && f->req_kind != PX_BODY_NONE &&
+	    (edit->body_rewritten || f->req_kind == PX_BODY_CHUNKED);
+	return 0;
+}
+
 int
 px_fwd_begin(struct px_conn *c, const struct px_request *req)
 {
+	struct px_scan_edit edit;
 	struct px_proxy *px = c->px;
 	struct px_fwd *f;
 	struct px_http_info info;
@@ -184,7 +222,15 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "http", NULL);
 		return -1;
 	}
-	if (px->has_scan && px->scan.on_head != NULL) {
+	memset(&edit, 0, sizeof(edit));
+	if (px->has_scan && px->scan.filter_head != NULL) {
+		edit.values =
+		    axg_calloc(req->nheaders + 1, sizeof(*edit.values));
+		edit.value_lens =
+		    axg_calloc(req->nheaders + 1, sizeof(*edit.value_lens));
+		if (scan_filter_head(c, &info, &edit) != 0)
+			goto refused;
+	} else if (px->has_scan && px->scan.on_head != NULL) {
 		char why[160] = "credential found in the request";
 
 		if (px->scan.on_head(px->scan.arg, &info, why, sizeof(why)) ==
@@ -211,11 +257,24 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 
 		if (name_is(h, "host") || hop(h, req->headers, req->nheaders))
 			continue;
+		if (f->rechunk &&
+		    (name_is(h, "content-length") ||
+			name_is(h, "transfer-encoding")))
+			continue;
 		evbuffer_add(f->head_out, h->name, h->name_len);
 		evbuffer_add(f->head_out, ": ", 2);
-		evbuffer_add(f->head_out, h->value, h->value_len);
+		if (edit.values != NULL && edit.values[i] != NULL)
+			evbuffer_add(f->head_out, edit.values[i],
+			    edit.value_lens[i]);
+		else
+			evbuffer_add(f->head_out, h->value, h->value_len);
 		evbuffer_add(f->head_out, "\r\n", 2);
 	}
+	if (f->rechunk)
+		evbuffer_add_printf(f->head_out,
+		    "Transfer-Encoding: chunked\r\n");
+	free(edit.values);
+	free(edit.value_lens);
 	evbuffer_add_printf(f->head_out,
 	    "Via: 1.%d %s\r\nConnection: close\r\n\r\n", req->version_minor,
 	    px->cfg.via);
@@ -223,6 +282,11 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 		px_chunked_init(&f->req_ch, px->cfg.max_request_body,
 		    px->cfg.http.max_line);
 	return 0;
+
+refused:
+	free(edit.values);
+	free(edit.value_lens);
+	return -1;
 
 bad_form:
 	px_conn_refuse(c, PX_OUTCOME_ERROR, 400, "parse",
@@ -256,11 +320,65 @@ scan_chunk(void *arg, const char *p, size_t n)
 	return 0;
 }
 
+/* The filter's way out: the head goes first, then the bytes, framed
+ * as chunks when the body is forwarded chunked. */
+static int
+emit_up(void *arg, const char *p, size_t n)
+{
+	struct px_conn *c = arg;
+	struct px_fwd *f = c->fwd;
+	struct evbuffer *out;
+
+	if (c->up == NULL || f == NULL)
+		return -1;
+	out = bufferevent_get_output(c->up);
+	if (!f->head_sent) {
+		evbuffer_add_buffer(out, f->head_out);
+		f->head_sent = true;
+	}
+	if (n == 0)
+		return 0;
+	if (f->rechunk)
+		evbuffer_add_printf(out, "%zx\r\n", n);
+	evbuffer_add(out, p, n);
+	if (f->rechunk)
+		evbuffer_add(out, "\r\n", 2);
+	return 0;
+}
+
+static int
+filter_chunk(void *arg, const char *p, size_t n)
+{
+	struct scan_ctx *s = arg;
+	struct px_conn *c = s->c;
+
+	if (n == 0)
+		return 0;
+	if (c->px->scan.filter_body(c->fwd->scan_req, p, n, false, emit_up, c,
+		s->why, sizeof(s->why)) == PX_SCAN_BLOCK) {
+		s->blocked = true;
+		return -1;
+	}
+	return 0;
+}
+
 static bool
 scan_last(struct px_conn *c, struct scan_ctx *s)
 {
 	struct px_proxy *px = c->px;
 
+	if (c->fwd->filtering) {
+		if (px->scan.filter_body(c->fwd->scan_req, NULL, 0, true,
+			emit_up, c, s->why, sizeof(s->why)) == PX_SCAN_BLOCK) {
+			s->blocked = true;
+			return true;
+		}
+		emit_up(c, NULL, 0);
+		if (c->fwd->rechunk)
+			evbuffer_add(bufferevent_get_output(c->up), "0\r\n\r\n",
+			    5);
+		return false;
+	}
 	if (!px->has_scan || px->scan.on_body == NULL)
 		return false;
 	if (px->scan.on_body(px->scan.arg, NULL, 0, true, s->why,
@@ -316,6 +434,7 @@ req_body_batch(struct px_conn *c, struct evbuffer *in, struct evbuffer *out)
 	struct scan_ctx s = { c, false, "credential found in the request" };
 	size_t avail = evbuffer_get_length(in), take = 0;
 	struct evbuffer_iovec vec[16];
+	px_chunk_data_cb data_cb = f->filtering ? filter_chunk : scan_chunk;
 	int nv;
 
 	if (avail == 0)
@@ -329,7 +448,7 @@ req_body_batch(struct px_conn *c, struct evbuffer *in, struct evbuffer *out)
 
 			if (take + l > want)
 				l = want - take;
-			scan_chunk(&s, vec[i].iov_base, l);
+			data_cb(&s, vec[i].iov_base, l);
 			if (s.blocked)
 				break;
 			take += l;
@@ -344,7 +463,7 @@ req_body_batch(struct px_conn *c, struct evbuffer *in, struct evbuffer *out)
 			size_t used;
 
 			rc = px_chunked_feed(&f->req_ch, vec[i].iov_base,
-			    vec[i].iov_len, &used, scan_chunk, &s, err,
+			    vec[i].iov_len, &used, data_cb, &s, err,
 			    sizeof(err));
 			take += used;
 		}
@@ -365,7 +484,10 @@ req_body_batch(struct px_conn *c, struct evbuffer *in, struct evbuffer *out)
 	}
 	c->bytes_up += take;
 	c->px->stats.bytes_up += take;
-	evbuffer_remove_buffer(in, out, take);
+	if (f->filtering)
+		evbuffer_drain(in, take); /* emit_up forwarded it */
+	else
+		evbuffer_remove_buffer(in, out, take);
 	return (ssize_t)take;
 }
 
@@ -642,7 +764,11 @@ px_fwd_connected(struct px_conn *c)
 	c->state = PX_ST_FORWARD;
 	bufferevent_setcb(c->up, px_fwd_upstream_readcb,
 	    px_fwd_upstream_writecb, px_fwd_upstream_eventcb, c);
-	evbuffer_add_buffer(bufferevent_get_output(c->up), f->head_out);
+	/* a filtered body sends the head with its first bytes */
+	if (!f->filtering || f->req_kind == PX_BODY_NONE) {
+		evbuffer_add_buffer(bufferevent_get_output(c->up), f->head_out);
+		f->head_sent = true;
+	}
 	bufferevent_enable(c->up, EV_READ | EV_WRITE);
 	bufferevent_setwatermark(c->cli, EV_READ, 0, 0);
 	c->last_activity_ns = px_now_ns();

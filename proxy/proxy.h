@@ -359,6 +359,23 @@ enum px_scan_verdict {
 };
 
 /*
+ * A head rewrite asked for by a scan hook (redaction).  The strings are
+ * the hook's, valid until its end_request.
+ */
+struct px_scan_edit {
+	const char *path; /* replacement origin-form target, or NULL */
+	size_t path_len;
+	/* values[i], if not NULL, replaces header i's value; both arrays
+	 * have nheaders entries, all NULL/0 on entry */
+	const char **values;
+	size_t *value_lens;
+	bool body_rewritten; /* the body may change: forward it chunked */
+};
+
+/* Forward p[0..n) to the upstream; 0, or -1 if the request is gone. */
+typedef int (*px_scan_emit_cb)(void *emit_arg, const char *p, size_t n);
+
+/*
  * The body-scan seam (the credential scanner).  on_head sees the request
  * head as it will be forwarded; on_body sees decoded body bytes in order
  * (last set on the final call, possibly with n == 0).  A BLOCK answer stops
@@ -372,6 +389,35 @@ struct px_scan_hook {
 	enum px_scan_verdict (*on_body)(void *arg, const char *p, size_t n,
 	    bool last, char *reason, size_t reasonlen);
 	void *arg;
+	/*
+	 * The per-request interface (optional).  When filter_head is set it
+	 * is used instead of on_head and on_body:
+	 *  - filter_head is called once per plain-HTTP request, after the
+	 *    policy allowed it and before anything is dialed.  It stores its
+	 *    per-request state in *req_state and may rewrite the head through
+	 *    *edit (a replacement path also replaces the path in the audit
+	 *    record, even when the answer is BLOCK).
+	 *  - filter_body (may be NULL: the body passes unscanned) sees the
+	 *    decoded body bytes in order, last set on the final call
+	 *    (possibly with n == 0).  It passes the bytes to forward to
+	 *    emit(emit_arg, ...), as many times as it likes; it may hold
+	 *    bytes back but must have emitted everything by its last call.
+	 *    Unless edit->body_rewritten was set it must emit exactly the
+	 *    bytes it was given.  Nothing, not even the head, is written to
+	 *    the upstream before the first emitted byte or the end of the
+	 *    body, so a BLOCK on bytes still held back reaches no upstream.
+	 *  - end_request (may be NULL) is called exactly once for every
+	 *    request whose filter_head was called, however it ended.
+	 * A chunked request body, or a rewritten one, is forwarded chunked
+	 * (trailer fields are dropped).
+	 */
+	enum px_scan_verdict (*filter_head)(void *arg,
+	    const struct px_http_info *req, void **req_state,
+	    struct px_scan_edit *edit, char *reason, size_t reasonlen);
+	enum px_scan_verdict (*filter_body)(void *req_state, const char *p,
+	    size_t n, bool last, px_scan_emit_cb emit, void *emit_arg,
+	    char *reason, size_t reasonlen);
+	void (*end_request)(void *req_state);
 };
 
 enum px_sni_mode {

@@ -10,4 +10,5 @@ libaxgate_la_SOURCES += \
 	%reldir%/decode.c \
 	%reldir%/scan.c \
 	%reldir%/stream.c \
-	%reldir%/redact.c
+	%reldir%/redact.c \
+	%reldir%/proxy-hook.c

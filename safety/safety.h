@@ -128,6 +128,9 @@ int leak_stream_finish(struct leak_stream *st, struct leak_findings *out,
     char *err, size_t errlen);
 /* Total bytes fed so far. */
 uint64_t leak_stream_offset(const struct leak_stream *st);
+/* No finding reported from now on starts before this offset: bytes before
+ * it are settled (a caller holding bytes back may release them). */
+uint64_t leak_stream_settled(const struct leak_stream *st);
 
 /* ---- redaction ---- */
 
@@ -137,5 +140,95 @@ uint64_t leak_stream_offset(const struct leak_stream *st);
  * (offsets sorted, not overlapping, inside buf). */
 char *leak_redact(const void *buf, size_t len, const struct leak_findings *f,
     size_t *outlen);
+
+/* ---- the proxy hook (proxy-hook.c) ---- */
+
+/*
+ * A leak hook applies one mode (the policy's safety.credential_scan) to
+ * what a job sends through the proxy, with a scanner it borrows, and tells
+ * a caller-supplied callback about every finding, so the caller can write
+ * a Detection Finding (OCSF 2004).  The hook never holds a secret and
+ * never hands one to the callback.
+ *
+ *  - leak_hook_fill() gives the proxy its scan seam (struct px_scan_hook of
+ *    proxy/proxy.h, per-request interface): the URL (authority, path and
+ *    query), every header value but Proxy-Authorization (which is never
+ *    forwarded), and the decoded body, streamed (a secret split across
+ *    chunks is found).  block: 403 and no byte of the request reaches the
+ *    upstream when the body is under LEAK_STREAM_OVERLAP bytes (bodies
+ *    longer than that send their head and settled clean bytes, never a
+ *    secret); redact: the URL, header values and body are forwarded with
+ *    each secret replaced by "[REDACTED:rule-id]" (in the URL the brackets
+ *    are percent-encoded), a secret in the host name blocks; log: the
+ *    request goes on as sent; off: nothing is scanned.
+ *  - leak_hook_connect() is for a CONNECT target (a key smuggled out as a
+ *    DNS label).  Pass the host as the client spelled it, before case
+ *    folding: most token formats are case-sensitive.
+ *
+ * Values registered with leak_scan_ignore_value() on the scanner (the
+ * credential the proxy injects itself) are never findings.  A scanner
+ * failure blocks in block and redact mode (fail closed) and is logged in
+ * log mode.  The hook is for one thread (the proxy's event loop), like its
+ * scanner; the scanner must outlive it, and it must outlive the proxy.
+ */
+struct leak_hook;
+struct px_scan_hook;
+
+enum leak_mode {
+	LEAK_MODE_OFF = 0,
+	LEAK_MODE_LOG,
+	LEAK_MODE_REDACT,
+	LEAK_MODE_BLOCK,
+};
+
+/* "off", "log", "redact", "block"; -1 for anything else. */
+int leak_mode_parse(const char *s, enum leak_mode *out);
+const char *leak_mode_name(enum leak_mode m);
+
+enum leak_action {
+	LEAK_ACTION_LOGGED = 0, /* forwarded as sent */
+	LEAK_ACTION_REDACTED,	/* forwarded with the secret replaced */
+	LEAK_ACTION_BLOCKED,	/* the request was refused */
+};
+
+const char *leak_action_name(enum leak_action a);
+
+/* One finding, as the callback sees it (valid during the call). */
+struct leak_report {
+	const char *rule_id;
+	const char *title; /* the rule's description */
+	const char *where; /* "url", "header:NAME", "body" or "connect" */
+	uint64_t offset;   /* of the secret in the URL text, the header
+			      value, the body or the host name */
+	uint64_t length;
+	enum leak_encoding encoding;
+	const char *preview; /* masked, never the secret */
+	enum leak_action action;
+};
+
+typedef void (*leak_report_cb)(void *arg, const struct leak_report *r);
+
+/* A hook over sc (borrowed); report (may be NULL) gets every finding. */
+struct leak_hook *leak_hook_new(struct leak_scan *sc, enum leak_mode mode,
+    leak_report_cb report, void *report_arg);
+void leak_hook_free(struct leak_hook *h);
+enum leak_mode leak_hook_mode(const struct leak_hook *h);
+
+/* Fill *out with the proxy's scan seam bound to h (all callbacks NULL in
+ * off mode). */
+void leak_hook_fill(struct leak_hook *h, struct px_scan_hook *out);
+
+/* Verdicts of leak_hook_connect(); the same values as px_scan_verdict. */
+enum leak_verdict {
+	LEAK_ALLOW = 0,
+	LEAK_BLOCK = 1,
+};
+
+/* Scan a CONNECT target host[0..len) (its labels as sent, and again with
+ * the dots removed, so a key split over labels is found).  A finding
+ * blocks in block and redact mode (a host name cannot be redacted) with a
+ * reason in reason[reasonlen]; in log mode it is only reported. */
+enum leak_verdict leak_hook_connect(struct leak_hook *h, const char *host,
+    size_t len, char *reason, size_t reasonlen);
 
 #endif /* AXG_SAFETY_H */

@@ -55,6 +55,13 @@ leak_stream_offset(const struct leak_stream *st)
 	return st->base + st->win.len;
 }
 
+uint64_t
+leak_stream_settled(const struct leak_stream *st)
+{
+	/* Every later scan starts at base or after it. */
+	return st->base > st->emitted_end ? st->base : st->emitted_end;
+}
+
 static int
 scan_window(struct leak_stream *st, bool final, struct leak_findings *out,
     char *err, size_t errlen)

@@ -1,10 +1,12 @@
 ## Tests of safety/ (the credential-leak scanner) and `axgate scan`.
 check_PROGRAMS += \
 	tests/unit/t-safety-corpus \
-	tests/unit/t-safety-scan
+	tests/unit/t-safety-scan \
+	tests/unit/t-safety-hook
 TESTS += \
 	tests/unit/t-safety-corpus \
 	tests/unit/t-safety-scan \
+	tests/unit/t-safety-hook \
 	tests/integration/safety-scan.sh
 EXTRA_DIST += \
 	tests/integration/safety-scan.sh \

@@ -1602,7 +1602,7 @@ main(void)
 		.decide_address = dec_address,
 		.decide_http = dec_http };
 	struct px_audit_hook audit = { .record = on_record };
-	struct px_scan_hook scan = { NULL, scan_body, NULL };
+	struct px_scan_hook scan = { .on_body = scan_body };
 	struct px_proxy *px, *pxb;
 	struct evconnlistener *le, *lt, *lh;
 	struct sockaddr_storage ss;
