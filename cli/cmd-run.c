@@ -33,6 +33,7 @@
 #include "policy/gate.h"
 #include "policy/value.h"
 #include "proxy/proxy.h"
+#include "safety/safety.h"
 #include "sandbox/sandbox.h"
 #include "server/server.h"
 
@@ -164,6 +165,33 @@ make_jobid(char *out, size_t n)
 	snprintf(out, n, "j-%.8s", uuid);
 }
 
+/* A command line goes into the audit: credentials in it are redacted
+ * (a scanner that cannot be built leaves a placeholder, never the text). */
+static void
+redact_cmdline(char *s, size_t n)
+{
+	char err[256];
+	struct leak_ruleset *rs = leak_ruleset_new(NULL, err, sizeof(err));
+	struct leak_scan *sc = rs ? leak_scan_new(rs, err, sizeof(err)) : NULL;
+	struct leak_findings f;
+
+	leak_findings_init(&f);
+	if (sc == NULL ||
+	    leak_scan_buffer(sc, s, strlen(s), &f, err, sizeof(err)) < 0) {
+		axg_strlcpy(s, "(not recorded: the credential scanner failed)",
+		    n);
+	} else if (f.n > 0) {
+		size_t len;
+		char *r = leak_redact(s, strlen(s), &f, &len);
+
+		axg_strlcpy(s, r, n);
+		free(r);
+	}
+	leak_findings_free(&f);
+	leak_scan_free(sc);
+	leak_ruleset_free(rs);
+}
+
 static void
 join_cmdline(char *out, size_t n, char **argv)
 {
@@ -178,6 +206,7 @@ join_cmdline(char *out, size_t n, char **argv)
 	s = axg_buf_steal(&b, NULL);
 	axg_strlcpy(out, s, n);
 	free(s);
+	redact_cmdline(out, n);
 }
 
 static void

@@ -76,6 +76,18 @@ on_connect_head(struct px_conn *c, const struct px_request *req)
 		px_conn_refuse(c, PX_OUTCOME_ERROR, 400, "parse", err);
 		return;
 	}
+	if (px->has_scan && px->scan.on_connect != NULL) {
+		char why[160];
+
+		if (px->scan.on_connect(px->scan.arg, req->authority,
+			req->authority_len, why,
+			sizeof(why)) == PX_SCAN_BLOCK) {
+			axg_strlcpy(c->rule, "scan", sizeof(c->rule));
+			axg_strlcpy(c->reason, why, sizeof(c->reason));
+			px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "scan", why);
+			return;
+		}
+	}
 	memset(&d, 0, sizeof(d));
 	rc = px->dec.decide_connect == NULL
 	    ? (axg_strlcpy(d.reason, "no connect policy", sizeof(d.reason)), 0)

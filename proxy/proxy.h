@@ -418,6 +418,11 @@ struct px_scan_hook {
 	    size_t n, bool last, px_scan_emit_cb emit, void *emit_arg,
 	    char *reason, size_t reasonlen);
 	void (*end_request)(void *req_state);
+	/* Optional: the CONNECT target as the client spelled it (a key
+	 * smuggled out as a DNS label), before the policy is asked.  BLOCK
+	 * refuses the CONNECT with 403 (stage "scan"). */
+	enum px_scan_verdict (*on_connect)(void *arg, const char *authority,
+	    size_t len, char *reason, size_t reasonlen);
 };
 
 enum px_sni_mode {

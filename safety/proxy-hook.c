@@ -416,6 +416,9 @@ failed:
 	return scan_failed(h, "body", err, reason, reasonlen);
 }
 
+static enum px_scan_verdict on_connect(void *arg, const char *authority,
+    size_t len, char *reason, size_t reasonlen);
+
 void
 leak_hook_fill(struct leak_hook *h, struct px_scan_hook *out)
 {
@@ -426,6 +429,7 @@ leak_hook_fill(struct leak_hook *h, struct px_scan_hook *out)
 	out->filter_head = filter_head;
 	out->filter_body = filter_body;
 	out->end_request = req_free;
+	out->on_connect = on_connect;
 }
 
 /* ---- CONNECT ---- */
@@ -502,4 +506,18 @@ leak_hook_connect(struct leak_hook *h, const char *host, size_t len,
 	snprintf(reason, reasonlen, "credential found in the host name (%s)",
 	    first);
 	return LEAK_BLOCK;
+}
+
+/* The host part of host:port or [v6]:port, as sent. */
+static enum px_scan_verdict
+on_connect(void *arg, const char *authority, size_t len, char *reason,
+    size_t reasonlen)
+{
+	const char *colon = memrchr(authority, ':', len);
+	size_t n = colon != NULL ? (size_t)(colon - authority) : len;
+
+	return leak_hook_connect(arg, authority, n, reason, reasonlen) ==
+		LEAK_BLOCK
+	    ? PX_SCAN_BLOCK
+	    : PX_SCAN_ALLOW;
 }

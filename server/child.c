@@ -89,6 +89,8 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 	struct ocsf_writer *w = NULL;
 	struct px_decider dec;
 	struct px_audit_hook hook;
+	struct px_scan_hook scan;
+	struct srv_scan *sc = NULL;
 	struct event *sigterm, *sigint, *tick;
 	struct timeval one = { 1, 0 };
 	char err[512], msg[600];
@@ -105,7 +107,14 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 	k = srv_gatekeeper_new(o->gate, NULL, o->job);
 	srv_gatekeeper_decider(k, &dec);
 	srv_gatekeeper_audit(k, &hook);
-	px = px_proxy_new(base, o->px, &dec, &hook, NULL, err, sizeof(err));
+	/* the scanner's rules are read now too */
+	sc = srv_scan_new(k, o->gate, o->job, err, sizeof(err));
+	if (sc == NULL) {
+		snprintf(msg, sizeof(msg), "credential scanner: %s", err);
+		goto fail;
+	}
+	srv_scan_hook(sc, &scan);
+	px = px_proxy_new(base, o->px, &dec, &hook, &scan, err, sizeof(err));
 	if (px == NULL) {
 		snprintf(msg, sizeof(msg), "proxy: %s", err);
 		goto fail;
@@ -163,6 +172,7 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 		ocsf_writer_flush(w, 2000);
 		ocsf_writer_free(w);
 	}
+	srv_scan_free(sc);
 	srv_gatekeeper_free(k);
 	event_base_free(base);
 	_exit(0);

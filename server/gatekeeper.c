@@ -79,6 +79,12 @@ srv_gatekeeper_set_audit(struct srv_gatekeeper *k, struct ocsf_writer *audit)
 	k->audit = audit;
 }
 
+struct ocsf_writer *
+srv_gatekeeper_writer(struct srv_gatekeeper *k)
+{
+	return k->audit;
+}
+
 void
 srv_gatekeeper_swap(struct srv_gatekeeper *k, struct gate *g)
 {

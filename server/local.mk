@@ -2,4 +2,5 @@
 libaxgate_la_SOURCES += \
 	%reldir%/server.h \
 	%reldir%/gatekeeper.c \
-	%reldir%/child.c
+	%reldir%/child.c \
+	%reldir%/scan.c

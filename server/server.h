@@ -36,6 +36,9 @@ void srv_gatekeeper_free(struct srv_gatekeeper *k);
 void
 srv_gatekeeper_set_audit(struct srv_gatekeeper *k, struct ocsf_writer *audit);
 
+/* The writer set (NULL: none). */
+struct ocsf_writer *srv_gatekeeper_writer(struct srv_gatekeeper *k);
+
 /* Install a new gate (a reference is taken); the old one lives on in the
  * connections that hold it. */
 void srv_gatekeeper_swap(struct srv_gatekeeper *k, struct gate *g);
@@ -65,6 +68,18 @@ struct srv_decision_stats {
 
 void
 srv_gatekeeper_stats(struct srv_gatekeeper *k, struct srv_decision_stats *out);
+
+/* ---- the credential scanner in the proxy (scan.c) ---- */
+
+/* A scanner per the gate's safety section (credential_scan: block,
+ * redact, log or off; rules: a YAML file of extra rules), whose findings
+ * go to k's writer as Detection Findings (2004) with the job's id.  One
+ * per thread.  NULL with a message when the rules do not load. */
+struct srv_scan;
+struct srv_scan *srv_scan_new(struct srv_gatekeeper *k, const struct gate *g,
+    const char *job, char *err, size_t errlen);
+void srv_scan_hook(struct srv_scan *s, struct px_scan_hook *out);
+void srv_scan_free(struct srv_scan *s);
 
 /* ---- the proxy child of `axgate run` (child.c) ---- */
 

