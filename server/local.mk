@@ -2,3 +2,9 @@
 libaxgate_la_SOURCES += \
 	%reldir%/server.h \
 	%reldir%/gatekeeper.c
+libaxgate_la_SOURCES += \
+	%reldir%/server-int.h \
+	%reldir%/config.c \
+	%reldir%/admin.c \
+	%reldir%/data-api.c \
+	%reldir%/daemon.c
