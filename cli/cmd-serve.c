@@ -153,7 +153,7 @@ cmd_serve(int argc, char **argv)
 			break;
 		case 'a':
 		case 'S':
-			if (add_sink(&o, optarg, c == 'a') < 0)
+			if (add_sink(&o, optarg, c == 'a') != 0)
 				goto out;
 			break;
 		case 'A':
@@ -201,7 +201,7 @@ cmd_serve(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		goto out;
 	}
-	if (apply(&cfg, &o) < 0)
+	if (apply(&cfg, &o) != 0)
 		goto out;
 	status = srv_serve(&cfg);
 out:

@@ -174,8 +174,38 @@ like "$out" '"policy":"serve-test-3"' "POST /-/reload reloads"
 out=$(curl -s -m 10 -x "http://$px" "http://127.0.0.1:$up/hello.txt")
 is "$out" hello-upstream "and the upstream is allowed again"
 
-# ---- shutdown ----
+# ---- shutdown: a tunnel in flight outlives SIGTERM ----
+python3 -u - "${px%:*}" "${px##*:}" "$up" "$tmp/go" > "$tmp/held.log" 2>&1 <<'EOP' &
+import os, socket, sys, time
+host, port, up, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+s = socket.create_connection((host, port), timeout=20)
+s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (up, up))
+print("tunnel", s.recv(4096).split(b"\r\n")[0].decode(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.05)
+s.sendall(b"GET /hello.txt HTTP/1.0\r\nHost: x\r\n\r\n")
+data = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    data += d
+print("after", data.split(b"\r\n\r\n", 1)[-1].decode().strip(), flush=True)
+EOP
+held=$!
+wait_for "$tmp/held.log" "tunnel"
+like "$(cat "$tmp/held.log")" "tunnel HTTP/1.1 200" "a tunnel is open before SIGTERM"
 kill -TERM "$spid"
+wait_for "$tmp/serve.log" "no longer accepting"
+curl -s -m 5 -o /dev/null -x "http://$px" "http://127.0.0.1:$up/hello.txt"
+is "$?" 7 "after SIGTERM new clients are refused"
+kill -0 "$spid" 2>/dev/null
+ok $? "the daemon waits for the tunnel in flight"
+is "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://$adm/readyz")" 503 \
+    "/readyz says not ready while draining"
+touch "$tmp/go"
+wait "$held"
+like "$(cat "$tmp/held.log")" "after hello-upstream" "the tunnel finishes its exchange"
 i=0
 while kill -0 "$spid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 wait "$spid"
