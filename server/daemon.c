@@ -58,6 +58,7 @@ struct srv_daemon {
 	char policy[PATH_MAX];
 	struct event_base *base;
 	struct srv_gatekeeper *gk;
+	struct srv_counts *counts;
 	struct ocsf_writer *writer;
 	struct ocsf_origin origin;
 	struct worker *w;
@@ -217,6 +218,8 @@ metrics(void *arg, struct axg_buf *b)
 	    "axgate_requests_total{outcome=\"error\"} %llu\n",
 	    (unsigned long long)t.allowed, (unsigned long long)t.denied,
 	    (unsigned long long)t.errors);
+	if (d->counts != NULL)
+		srv_counts_metrics(d->counts, b);
 	counter(b, "axgate_dns_failures_total", "Failed resolutions.",
 	    "counter", t.dns_failures);
 	counter(b, "axgate_upstream_dials_total", "Upstream connections made.",
@@ -624,6 +627,7 @@ start_workers(struct srv_daemon *d, size_t nls, char *err, size_t errlen)
 
 	srv_gatekeeper_decider(d->gk, &dec);
 	srv_gatekeeper_audit(d->gk, &hook);
+	d->counts = srv_counts_new(&hook, &hook);
 	for (unsigned i = 0; i < d->nw; i++) {
 		struct worker *w = &d->w[i];
 		struct timeval tv = { 0, TICK_MS * 1000 };
@@ -852,6 +856,7 @@ out:
 	if (d.tick != NULL)
 		event_free(d.tick);
 	srv_gatekeeper_free(d.gk);
+	srv_counts_free(d.counts);
 	ocsf_writer_free(d.writer);
 	if (d.base != NULL)
 		event_base_free(d.base);

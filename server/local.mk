@@ -7,4 +7,5 @@ libaxgate_la_SOURCES += \
 	%reldir%/config.c \
 	%reldir%/admin.c \
 	%reldir%/data-api.c \
+	%reldir%/counts.c \
 	%reldir%/daemon.c

@@ -40,4 +40,17 @@ void srv_admin_free(struct srv_admin *a);
 void srv_data_api(struct gate *g, const char *path, const char *body,
     size_t body_len, int *status, struct axg_buf *out);
 
+/* Requests counted by rule and by where they stopped (counts.c): an
+ * audit hook that counts each record and passes it on to next. */
+#define SRV_COUNT_SLOTS 128
+
+struct srv_counts;
+
+/* out receives the hook to give the proxy; next is copied. */
+struct srv_counts *
+srv_counts_new(const struct px_audit_hook *next, struct px_audit_hook *out);
+void srv_counts_free(struct srv_counts *c);
+/* Append the Prometheus lines. */
+void srv_counts_metrics(struct srv_counts *c, struct axg_buf *out);
+
 #endif /* AXG_SERVER_INT_H */

@@ -132,6 +132,8 @@ like "$m" 'axgate_decision_duration_seconds_bucket{le="+Inf"}' "/metrics: the de
 like "$m" 'axgate_connections_accepted_total ' "/metrics: connections"
 like "$m" 'axgate_audit_queue_length ' "/metrics: the audit queue"
 like "$m" 'axgate_policy_info{name="serve-test"' "/metrics: the policy in force"
+like "$m" 'axgate_requests_by_rule_total{rule="upstream",outcome="allowed"} ' "/metrics: requests by rule"
+like "$m" 'axgate_refusals_total{stage="' "/metrics: refusals by stage and status"
 deny=$(printf '%s\n' "$m" | sed -n 's/^axgate_requests_total{outcome="denied"} //p')
 ok $([ "${deny:-0}" -ge 3 ]; echo $?) "/metrics counts the denied requests ($deny)"
 
