@@ -30,3 +30,7 @@ contrib/systemd/axgate.service: $(srcdir)/contrib/systemd/axgate.service.in Make
 		$(srcdir)/contrib/systemd/axgate.service.in > $@
 logrotatedir = $(sysconfdir)/logrotate.d
 dist_logrotate_DATA = %reldir%/logrotate/axgate
+
+## A sample axgate.yaml for axgate serve, installed as an example.
+examplesdir = $(docdir)/examples
+dist_examples_DATA = %reldir%/axgate.yaml

@@ -755,8 +755,7 @@ px_proxy_free(struct px_proxy *px)
 {
 	if (px == NULL)
 		return;
-	for (int i = 0; i < px->nlisteners; i++)
-		evconnlistener_free(px->listeners[i]);
+	px_proxy_stop_accepting(px);
 	while (!TAILQ_EMPTY(&px->conns))
 		px_conn_free(TAILQ_FIRST(&px->conns));
 	if (px->dns != NULL)
@@ -771,6 +770,17 @@ px_proxy_free(struct px_proxy *px)
 	}
 	free(px->hdrs);
 	free(px);
+}
+
+void
+px_proxy_stop_accepting(struct px_proxy *px)
+{
+	/* listen_addrs stay: px_is_self() still knows our own addresses */
+	for (int i = 0; i < px->nlisteners; i++) {
+		if (px->listeners[i] != NULL)
+			evconnlistener_free(px->listeners[i]);
+		px->listeners[i] = NULL;
+	}
 }
 
 void

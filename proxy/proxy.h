@@ -494,4 +494,8 @@ void px_proxy_free(struct px_proxy *px);
 
 void px_proxy_stats(const struct px_proxy *px, struct px_stats *out);
 
+/* Stop accepting: close every listener (connections in flight go on).
+ * For a graceful shutdown; the proxy is freed as usual afterwards. */
+void px_proxy_stop_accepting(struct px_proxy *px);
+
 #endif /* AXG_PROXY_H */

@@ -109,4 +109,51 @@ srv_relay_start(int fd, struct ocsf_writer *w, char *err, size_t errlen);
 /* Wait for end of file (the child has exited) and free. */
 void srv_relay_stop(struct srv_relay *r);
 
+/* ------------------------------------------------------------------ */
+/* axgate serve: its configuration (config.c) and the daemon (daemon.c) */
+/* ------------------------------------------------------------------ */
+
+#include <sys/socket.h>
+
+#define SRV_MAX_LISTENERS 16
+#define SRV_MAX_WORKERS	  64
+#define SRV_ADDR_MAX	  80 /* "[v6]:port" as text */
+
+struct srv_listen {
+	struct sockaddr_storage addr;
+	char text[SRV_ADDR_MAX];
+};
+
+/* What axgate.yaml (axgate.yaml(5)) and the command line set.  Strings are
+ * owned by the config; srv_config_clear() frees them. */
+struct srv_config {
+	char *policy; /* YAML policy file; NULL: none given */
+	struct srv_listen listeners[SRV_MAX_LISTENERS];
+	size_t nlisteners;	  /* 0: 127.0.0.1:3128 */
+	struct ocsf_config audit; /* sinks, overflow, queue_size, fsync */
+	struct px_config limits;  /* every limit of the proxy */
+	struct srv_listen admin;
+	bool admin_set;		   /* the admin listener is on */
+	char *user;		   /* to drop to when started as root */
+	unsigned workers;	   /* 0: one per CPU */
+	unsigned drain_timeout_ms; /* after SIGTERM */
+};
+
+void srv_config_init(struct srv_config *c);
+void srv_config_clear(struct srv_config *c);
+
+/* Read an axgate.yaml into c (over what is already there).  Every problem
+ * is "FILE:LINE:COL: key.path: message"; the first one is written to err. */
+int srv_config_load(struct srv_config *c, const char *path, char *err,
+    size_t errlen);
+
+/* "ADDR:PORT", "[V6]:PORT" or, when bare_loopback, a bare "PORT" meaning
+ * 127.0.0.1:PORT.  Numeric addresses only. */
+int srv_parse_addr(const char *s, bool bare_loopback, struct srv_listen *out,
+    char *err, size_t errlen);
+
+/* Run the daemon until SIGTERM or SIGINT: load the policy, open the audit
+ * sinks, bind, confine the process, serve.  Returns the exit status. */
+int srv_serve(const struct srv_config *c);
+
 #endif /* AXG_SERVER_H */

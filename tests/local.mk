@@ -24,6 +24,7 @@ include %reldir%/audit.mk
 include %reldir%/sandbox.mk
 include %reldir%/policy-bi-a.mk
 include %reldir%/policy-bi-b.mk
+include %reldir%/server.mk
 
 ## Keep going to the summary; the awk still fails the run.
 .IGNORE: check-TESTS
