@@ -3,6 +3,7 @@
  * run, serve and eval -p share. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,24 @@ parse_url(const char *url, struct px_hostport *hp, char **path, char **query)
 	*path = q ? axg_strndup(p, (size_t)(q - p)) : axg_strdup(p);
 	*query = q ? axg_strdup(q + 1) : NULL;
 	return 0;
+}
+
+/* The class the proxy gives an address; NULL if it is not one. */
+static const char *
+addr_class(const char *s)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, s, &s4->sin_addr) == 1)
+		s4->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, s, &s6->sin6_addr) == 1)
+		s6->sin6_family = AF_INET6;
+	else
+		return NULL;
+	return px_addr_class_name(px_addr_classify((struct sockaddr *)&ss));
 }
 
 int
@@ -239,6 +258,14 @@ axg_policy_explain(int argc, char **argv)
 		r.port = hp.port;
 		addr = eq + 1;
 		r.addr = addr;
+		r.addr_class = addr_class(addr);
+		if (r.addr_class == NULL) {
+			fprintf(stderr,
+			    "axgate policy explain: --address: '%s' is not an "
+			    "IP address\n",
+			    addr);
+			goto out;
+		}
 		break;
 	}
 	default:

@@ -508,6 +508,7 @@ gate_input(const struct gate_request *r)
 	axv_object_put(in, axv_cstr("client"), client);
 	put_str(in, "job", r->job);
 	put_str(in, "addr", r->addr);
+	put_str(in, "addr_class", r->addr_class);
 	put_str(in, "scheme", r->scheme);
 	put_str(in, "method", r->method);
 	put_str(in, "path", r->path);

@@ -98,6 +98,8 @@ struct gate_request {
 	const char *client_addr; /* the job's address */
 	const char *job;	 /* the job id */
 	const char *addr;	 /* address: the resolved address */
+	const char *addr_class;	 /* address: "public", "loopback", ...
+				    as the proxy classified it */
 	const char *scheme;	 /* http: "http" */
 	const char *method;	 /* http */
 	const char *path;	 /* http: the path, without the query */

@@ -212,6 +212,7 @@ decide_address(void *arg, const struct px_hostport *t,
 
 	request_base(arg, &r, GATE_ADDRESS, t, NULL, NULL, 0);
 	r.addr = px_addr_str(addr, abuf, sizeof(abuf));
+	r.addr_class = px_addr_class_name(px_addr_classify(addr));
 	return decide(arg, GATE_ADDRESS, &r, out);
 }
 

@@ -106,8 +106,12 @@ http := decision(true, "mode:allow", "network mode is allow: traffic is not gate
 
 # ---- data.axgate.address ----
 #
-# input: {host, port, addr}: may the proxy dial addr, resolved for host?
-# Special ranges are refused unless a CIDR endpoint names them.
+# input: {host, port, addr, addr_class}: may the proxy dial addr, resolved
+# for host?  addr_class is the proxy's classification of the address
+# ("public", "loopback", "private", "link-local", "metadata", ...; it
+# sees through IPv4-mapped, NAT64, 6to4 and Teredo forms).  Anything but
+# a public address is refused unless a CIDR endpoint names it.  Without
+# addr_class (a hand-written input) the ranges below are checked.
 
 special := [
 	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8",
@@ -119,8 +123,16 @@ special := [
 ]
 
 special_range contains c if {
+	not input.addr_class
 	some c in special
 	net.cidr_contains(c, input.addr)
+}
+
+special_why := sprintf("a %s address", [input.addr_class]) if {
+	is_string(input.addr_class)
+	input.addr_class != "public"
+} else := sprintf("in the special range %s", [min(special_range)]) if {
+	count(special_range) > 0
 }
 
 named_by_cidr contains e.policy if {
@@ -131,13 +143,12 @@ named_by_cidr contains e.policy if {
 
 address := decision(true, "mode:allow", "network mode is allow: traffic is not gated") if {
 	mode == "allow"
+} else := decision(true, "address", sprintf("%s is a public address", [input.addr])) if {
+	not special_why
 } else := decision(true, name, sprintf("%s is in a range that policy %s names", [input.addr, name])) if {
 	count(named_by_cidr) > 0
 	name := min(named_by_cidr)
-} else := decision(false, "address", sprintf("%s resolves to %s, in the special range %s", [input.host, input.addr, c])) if {
-	count(special_range) > 0
-	c := min(special_range)
-} else := decision(true, "address", sprintf("%s is a public address", [input.addr]))
+} else := decision(false, "address", sprintf("%s resolves to %s, %s", [input.host, input.addr, special_why]))
 
 # ---- data.axgate.inference ----
 #

@@ -141,6 +141,29 @@ test_builtin(void)
 	d = decide(g, GATE_ADDRESS, "api.github.com", 443, NULL, NULL,
 	    "fd00::1");
 	ok(!d.allow, "address: IPv6 unique-local is refused");
+	{
+		struct gate_request r;
+		struct axv *in;
+
+		memset(&r, 0, sizeof(r));
+		r.entry = GATE_ADDRESS;
+		r.host = "api.github.com";
+		r.port = 443;
+		r.addr = "::ffff:127.0.0.1";
+		r.addr_class = "loopback";
+		r.tokens = -1;
+		in = gate_input(&r);
+		gate_decide(g, GATE_ADDRESS, in, &d);
+		ok(!d.allow, "address: the proxy's class decides (mapped v4)");
+		like_str(d.reason, "a loopback address", "... and is named");
+		axv_unref(in);
+		r.addr = "140.82.112.3";
+		r.addr_class = "public";
+		in = gate_input(&r);
+		gate_decide(g, GATE_ADDRESS, in, &d);
+		ok(d.allow, "address: a public class is allowed");
+		axv_unref(in);
+	}
 	d = decide(g, GATE_ADDRESS, "db", 5432, NULL, NULL, "10.20.0.9");
 	ok(d.allow, "address: a private range a CIDR endpoint names");
 	d = decide(g, GATE_ADDRESS, "db", 5433, NULL, NULL, "10.20.0.9");
