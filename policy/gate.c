@@ -299,13 +299,16 @@ gate_decide(const struct gate *g, enum gate_entry e, struct axv *input,
     struct gate_decision *out)
 {
 	struct axv *res = NULL, *ex = NULL, *d, *allow, *v;
+	struct axp_eval_opts strict = { .strict = true };
 	struct axp_error err;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((unsigned)e >= GATE_NENTRIES)
 		return deny(out, "%s", "no such entry point");
-	rc = axp_eval_exprs(g->q[e], input, NULL, &res, &ex, &err);
+	/* strict: a builtin error anywhere denies (fail closed), where
+	 * OPA would make the call undefined and let the rest decide */
+	rc = axp_eval_exprs(g->q[e], input, &strict, &res, &ex, &err);
 	if (rc < 0) {
 		char msg[400];
 
