@@ -15,6 +15,10 @@ tests_escape_probe_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
 tests_escape_probe_LDFLAGS =
 tests_escape_probe_LDADD =
 
+## make bench: axgate run against unshare -n and bwrap.
+bench_scripts += tests/bench/bench-run.sh
+EXTRA_DIST += tests/bench/bench-run.sh
+
 ## make bench: sbx_run of /bin/true against fork+exec.
 EXTRA_PROGRAMS += tests/bench/bench-sandbox
 bench_programs += tests/bench/bench-sandbox
