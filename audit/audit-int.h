@@ -259,21 +259,20 @@ int ocsf__drop_report(struct axg_buf *out, const struct ocsf_origin *o,
 
 struct ocsf_sink;
 
-/* One queued line. */
+/* One line of a batch. */
 struct ocsf_line {
-	char *data; /* ends in '\n'; the buffer is reused (cap bytes) */
+	const char *data; /* ends in '\n'; inside the batch's bytes */
 	size_t len;
-	size_t cap;
 	struct ocsf_meta meta;
 };
 
-/* A batch handed to every sink. */
+/* A batch handed to every sink: its lines, which lie one after the other
+ * in data[0..len), so a byte-stream sink writes them in one call. */
 struct ocsf_batch {
-	struct ocsf_line *lines;
+	const char *data;
+	size_t len;
+	const struct ocsf_line *lines;
 	size_t n;
-	/* the lines concatenated, for the file and stdout sinks */
-	struct axg_buf plain;
-	bool plain_built;
 };
 
 struct ocsf_sink *ocsf_sink_open(const struct ocsf_sink_spec *spec,
@@ -284,7 +283,7 @@ const char *ocsf_sink_name(const struct ocsf_sink *s);
 void ocsf_sink_begin(struct ocsf_sink *s);
 /* Push the batch on: 0 all delivered, 1 not yet (would block; call again),
  * -1 failed (message in err; the sink keeps its place and retries). */
-int ocsf_sink_write(struct ocsf_sink *s, struct ocsf_batch *b, bool fsync,
+int ocsf_sink_write(struct ocsf_sink *s, const struct ocsf_batch *b, bool fsync,
     char *err, size_t errlen);
 /* Reopen a file, reconnect a socket.  -1 with a message if that failed
  * (the old file stays in use). */

@@ -6,31 +6,98 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 
 #include "audit/audit-int.h"
 
-/* ---- UUID v4 from a per-thread pool of random bytes ---- */
+/* ---- UUID v4 from a per-thread pool of random bytes ----
+ *
+ * The pool lives in a page of its own marked MADV_WIPEONFORK: a child
+ * made by fork() or clone() finds it zeroed (nothing left) and refills it,
+ * so parent and child never hand out the same bytes, and no draw costs a
+ * system call.  Where the page cannot be had or marked, the pool is a
+ * plain thread-local array and every draw compares getpid() instead. */
 
-#define RAND_POOL 4096
+#define RAND_PAGE 4096
 
-static _Thread_local unsigned char rand_pool[RAND_POOL];
-static _Thread_local size_t rand_left;
-static _Thread_local pid_t rand_pid; /* a forked child refills its pool */
+struct rand_pool {
+	size_t left; /* unused bytes at the end of bytes[] */
+	unsigned char bytes[RAND_PAGE - sizeof(size_t)];
+};
+
+static _Thread_local struct rand_pool *rand_cur;
+static _Thread_local struct rand_pool rand_fallback;
+static _Thread_local pid_t rand_pid; /* fallback: the pool's process */
+static pthread_key_t rand_key;
+static pthread_once_t rand_once = PTHREAD_ONCE_INIT;
+static bool rand_key_ok;
+
+static void
+rand_pool_unmap(void *p)
+{
+	munmap(p, RAND_PAGE);
+}
+
+static void
+rand_key_init(void)
+{
+	rand_key_ok = pthread_key_create(&rand_key, rand_pool_unmap) == 0;
+}
+
+static bool
+wipe_on_fork(void *p)
+{
+#ifdef MADV_WIPEONFORK
+	return madvise(p, RAND_PAGE, MADV_WIPEONFORK) == 0;
+#else
+	(void)p;
+	return false;
+#endif
+}
+
+static struct rand_pool *
+rand_pool_get(void)
+{
+	void *p;
+
+	if (rand_cur != NULL)
+		return rand_cur;
+	pthread_once(&rand_once, rand_key_init);
+	p = mmap(NULL, RAND_PAGE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED && rand_key_ok && wipe_on_fork(p) &&
+	    pthread_setspecific(rand_key, p) == 0) {
+		rand_cur = p;
+	} else {
+		if (p != MAP_FAILED)
+			munmap(p, RAND_PAGE);
+		rand_cur = &rand_fallback;
+	}
+	return rand_cur;
+}
 
 static void
 rand_bytes(unsigned char *out, size_t n)
 {
-	if (rand_left < n || rand_pid != getpid()) {
+	struct rand_pool *rp = rand_pool_get();
+	const size_t size = sizeof(rp->bytes);
+	unsigned char *at;
+
+	if (rp == &rand_fallback && rand_pid != getpid()) {
+		rp->left = 0;
+		rand_pid = getpid();
+	}
+	if (rp->left < n) {
 		size_t got = 0;
 
-		while (got < RAND_POOL) {
-			ssize_t r =
-			    getrandom(rand_pool + got, RAND_POOL - got, 0);
+		while (got < size) {
+			ssize_t r = getrandom(rp->bytes + got, size - got, 0);
 
 			if (r < 0 && errno == EINTR)
 				continue;
@@ -38,13 +105,13 @@ rand_bytes(unsigned char *out, size_t n)
 				axg_fatal(1, "getrandom: %s", strerror(errno));
 			got += (size_t)r;
 		}
-		rand_left = RAND_POOL;
-		rand_pid = getpid();
+		rp->left = size;
 	}
-	memcpy(out, rand_pool + RAND_POOL - rand_left, n);
+	at = rp->bytes + size - rp->left;
+	memcpy(out, at, n);
 	/* never hand the same bytes out twice */
-	memset(rand_pool + RAND_POOL - rand_left, 0, n);
-	rand_left -= n;
+	memset(at, 0, n);
+	rp->left -= n;
 }
 
 void
