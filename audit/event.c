@@ -195,20 +195,22 @@ ocsf_event_begin(struct jw *w, const struct ocsf_head *h,
 
 	jw_obj(w, NULL);
 	jw_u64(w, "class_uid", h->class_uid);
-	jw_str(w, "class_name", h->class_name);
+	/* captions are the code's own: no escaping; activity_name may be
+	 * a request's method */
+	jw_cstr(w, "class_name", h->class_name);
 	jw_u64(w, "category_uid", h->category_uid);
-	jw_str(w, "category_name", h->category_name);
+	jw_cstr(w, "category_name", h->category_name);
 	jw_i64(w, "activity_id", h->activity_id);
 	jw_str(w, "activity_name", h->activity_name);
 	jw_u64(w, "type_uid",
 	    (uint64_t)h->class_uid * 100 + (uint64_t)h->activity_id);
-	jw_str(w, "type_name", h->type_name);
+	jw_cstr(w, "type_name", h->type_name);
 	jw_i64(w, "severity_id", h->severity_id);
-	jw_str(w, "severity", ocsf_severity_name(h->severity_id));
+	jw_cstr(w, "severity", ocsf_severity_name(h->severity_id));
 	jw_u64(w, "time", t);
 	if (h->status_id != 0) {
 		jw_i64(w, "status_id", h->status_id);
-		jw_str(w, "status", h->status);
+		jw_cstr(w, "status", h->status);
 	}
 	jw_obj(w, "metadata");
 	JW_LIT(w,
@@ -216,8 +218,12 @@ ocsf_event_begin(struct jw *w, const struct ocsf_head *h,
 	    "\"name\":\"axgate\",\"vendor_name\":\"axgate\","
 	    "\"version\":\"" PACKAGE_VERSION "\"}");
 	jw_arr(w, "profiles");
-	for (const char *const *p = h->profiles; p != NULL && *p != NULL; p++)
-		jw_elem_str(w, *p);
+	for (const char *const *p = h->profiles; p != NULL && *p != NULL; p++) {
+		jw_sep(w);
+		JW_LIT(w, "\"");
+		jw_raw(w, *p, strlen(*p));
+		JW_LIT(w, "\"");
+	}
 	jw_arr_end(w);
 	ocsf_uuid4(uuid);
 	jw_key(w, "uid");
@@ -299,7 +305,7 @@ ocsf_put_endpoint(struct jw *w, const char *key, const struct ocsf_endpoint *e)
 	if (nonempty(e->hostname))
 		jw_str(w, "hostname", e->hostname);
 	if (ip)
-		jw_str(w, "ip", e->ip);
+		jw_cstr(w, "ip", e->ip); /* checked by inet_pton */
 	if (e->port != 0 && e->port <= 65535)
 		jw_u64(w, "port", e->port);
 	if (nonempty(e->uid))
@@ -335,7 +341,7 @@ ocsf_put_device(struct jw *w, const struct ocsf_origin *o)
 	jw_str(w, "hostname",
 	    nonempty(o->device_hostname) ? o->device_hostname : "localhost");
 	if (ocsf_ip_valid(o->device_ip))
-		jw_str(w, "ip", o->device_ip);
+		jw_cstr(w, "ip", o->device_ip);
 	JW_LIT(w, ",\"type_id\":1,\"type\":\"Server\"}");
 }
 

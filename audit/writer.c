@@ -148,21 +148,19 @@ chunk_append(struct ocsf_writer *w)
 }
 
 /* Back to the free list, keeping its buffer unless one huge line made it
- * big or enough chunks wait already. */
-static void
+ * big, or enough chunks wait already: then the caller frees it (after
+ * unlocking: free() of a big buffer is a system call). */
+static struct chunk *
 chunk_recycle(struct ocsf_writer *w, struct chunk *c)
 {
-	if (w->nfree >= FREE_KEEP) {
-		chunk_free(c);
-		return;
-	}
-	if (c->buf.cap > CHUNK_KEEP_BYTES)
-		axg_buf_free(&c->buf);
+	if (w->nfree >= FREE_KEEP || c->buf.cap > CHUNK_KEEP_BYTES)
+		return c;
 	axg_buf_reset(&c->buf);
 	c->n = 0;
 	c->next = w->free_chunks;
 	w->free_chunks = c;
 	w->nfree++;
+	return NULL;
 }
 
 /* ---- the writer thread ---- */
@@ -279,9 +277,10 @@ static void
 finish(struct ocsf_writer *w, struct chunk *c, bool ok)
 {
 	size_t n = c->n;
+	struct chunk *unused;
 
 	pthread_mutex_lock(&w->mu);
-	chunk_recycle(w, c);
+	unused = chunk_recycle(w, c);
 	w->inflight = 0;
 	/* deny: the watermarks count what is not yet delivered, so a batch
 	 * stuck on a dead sink keeps accepting() false */
@@ -293,8 +292,11 @@ finish(struct ocsf_writer *w, struct chunk *c, bool ok)
 	else
 		w->lost += n;
 	w->done_seq += n;
-	pthread_cond_broadcast(&w->cv_done);
+	if (w->flushers > 0)
+		pthread_cond_broadcast(&w->cv_done);
 	pthread_mutex_unlock(&w->mu);
+	if (unused != NULL)
+		chunk_free(unused);
 }
 
 /* Called with mu held; may drop and retake it. */
@@ -418,6 +420,7 @@ submit(struct ocsf_writer *w, const struct axg_buf *b,
 {
 	struct chunk *c;
 	int rc = OCSF_QUEUED;
+	bool wake = false;
 
 	pthread_mutex_lock(&w->mu);
 	if (w->stopping) {
@@ -455,12 +458,17 @@ submit(struct ocsf_writer *w, const struct axg_buf *b,
 		atomic_store(&w->accepting, false);
 	/* wake the writer only if it sleeps, and while it lingers only
 	 * once a chunk is full (or the queue half is) */
-	if (w->writer_waiting &&
+	wake = w->writer_waiting &&
 	    (!w->lingering || w->head != w->tail || chunk_full(c) ||
-		w->count >= w->cap / 2))
-		pthread_cond_signal(&w->cv_work);
+		w->count >= w->cap / 2);
+	/* signalled after unlocking, so that the writer does not wake only
+	 * to wait for the mutex the producer still holds */
+	if (wake)
+		w->writer_waiting = false;
 out:
 	pthread_mutex_unlock(&w->mu);
+	if (wake)
+		pthread_cond_signal(&w->cv_work);
 	return rc;
 }
 
@@ -647,6 +655,7 @@ ocsf_writer_new(const struct ocsf_config *c, const struct ocsf_origin *o,
 {
 	struct ocsf_writer *w = axg_calloc(1, sizeof(*w));
 	pthread_condattr_t ca;
+	pthread_mutexattr_t ma;
 	struct ocsf_origin def;
 
 	w->cfg = *c;
@@ -670,7 +679,14 @@ ocsf_writer_new(const struct ocsf_config *c, const struct ocsf_origin *o,
 	w->origin.user_name = keep(w, 3, o->user_name);
 	w->origin.user_uid = keep(w, 4, o->user_uid);
 
-	pthread_mutex_init(&w->mu, NULL);
+	/* adaptive: both sides hold the lock for well under a microsecond,
+	 * so a short spin spares the producer a sleep on a busy lock */
+	pthread_mutexattr_init(&ma);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	pthread_mutex_init(&w->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cv_work, &ca);
