@@ -13,6 +13,10 @@
 
 #include "audit/audit.h"
 
+/* The writer's helpers are inlined wherever they are used, so that a
+ * literal key's length folds to a constant. */
+#define JW_INLINE static inline __attribute__((always_inline))
+
 struct jw {
 	struct axg_buf *b;
 	bool truncated; /* some value was cut */
@@ -21,7 +25,7 @@ struct jw {
 	bool str_cut;
 };
 
-static inline void
+JW_INLINE void
 jw_reserve(struct jw *w, size_t n)
 {
 	struct axg_buf *b = w->b;
@@ -30,7 +34,7 @@ jw_reserve(struct jw *w, size_t n)
 		(void)axg_buf_reserve(b, n);
 }
 
-static inline void
+JW_INLINE void
 jw_raw(struct jw *w, const char *s, size_t n)
 {
 	jw_reserve(w, n);
@@ -41,7 +45,7 @@ jw_raw(struct jw *w, const char *s, size_t n)
 
 #define JW_LIT(w, lit) jw_raw((w), (lit), sizeof(lit) - 1)
 
-static inline void
+JW_INLINE void
 jw_sep(struct jw *w)
 {
 	char c = w->b->len ? w->b->data[w->b->len - 1] : '{';
@@ -51,7 +55,7 @@ jw_sep(struct jw *w)
 }
 
 /* ,"key": in one go (keys are literals: strlen folds) */
-static inline void
+JW_INLINE void
 jw_key(struct jw *w, const char *key)
 {
 	size_t n = strlen(key);
@@ -77,7 +81,7 @@ bool jw__str_add(struct jw *w, const unsigned char *s, size_t n);
 /* Write the decimal digits of v into out (>= 21 bytes); returns length. */
 size_t jw_fmt_u64(char *out, uint64_t v);
 
-static inline void
+JW_INLINE void
 jw_obj(struct jw *w, const char *key) /* key NULL: a bare '{' */
 {
 	if (key != NULL)
@@ -87,27 +91,27 @@ jw_obj(struct jw *w, const char *key) /* key NULL: a bare '{' */
 	JW_LIT(w, "{");
 }
 
-static inline void
+JW_INLINE void
 jw_end(struct jw *w)
 {
 	JW_LIT(w, "}");
 }
 
-static inline void
+JW_INLINE void
 jw_arr(struct jw *w, const char *key)
 {
 	jw_key(w, key);
 	JW_LIT(w, "[");
 }
 
-static inline void
+JW_INLINE void
 jw_arr_end(struct jw *w)
 {
 	JW_LIT(w, "]");
 }
 
 /* A string value built from parts: begin, add..., end. */
-static inline void
+JW_INLINE void
 jw_sbegin(struct jw *w, const char *key)
 {
 	if (key != NULL)
@@ -119,20 +123,20 @@ jw_sbegin(struct jw *w, const char *key)
 	w->str_cut = false;
 }
 
-static inline void
+JW_INLINE void
 jw_sadd(struct jw *w, const void *s, size_t n)
 {
 	(void)jw__str_add(w, s, n);
 }
 
-static inline void
+JW_INLINE void
 jw_sadds(struct jw *w, const char *s)
 {
 	if (s != NULL)
 		(void)jw__str_add(w, (const unsigned char *)s, strlen(s));
 }
 
-static inline void
+JW_INLINE void
 jw_saddu(struct jw *w, uint64_t v)
 {
 	char tmp[24];
@@ -140,7 +144,7 @@ jw_saddu(struct jw *w, uint64_t v)
 	(void)jw__str_add(w, (const unsigned char *)tmp, jw_fmt_u64(tmp, v));
 }
 
-static inline void
+JW_INLINE void
 jw_send(struct jw *w)
 {
 	if (w->str_cut)
@@ -149,7 +153,7 @@ jw_send(struct jw *w)
 }
 
 /* Members; NULL strings are skipped. */
-static inline void
+JW_INLINE void
 jw_strn(struct jw *w, const char *key, const void *s, size_t n)
 {
 	jw_sbegin(w, key);
@@ -157,14 +161,35 @@ jw_strn(struct jw *w, const char *key, const void *s, size_t n)
 	jw_send(w);
 }
 
-static inline void
+JW_INLINE void
 jw_str(struct jw *w, const char *key, const char *s)
 {
 	if (s != NULL)
 		jw_strn(w, key, s, strlen(s));
 }
 
-static inline void
+/* A string the code itself wrote (a caption, a validated IP address):
+ * copied as it is, no escaping.  Never for anything from outside. */
+JW_INLINE void
+jw_cstr(struct jw *w, const char *key, const char *s)
+{
+	size_t n = strlen(s);
+	struct axg_buf *b;
+	char *p;
+
+	jw_key(w, key);
+	jw_reserve(w, n + 2);
+	b = w->b;
+	p = b->data + b->len;
+	*p++ = '"';
+	memcpy(p, s, n);
+	p += n;
+	*p++ = '"';
+	*p = '\0';
+	b->len = (size_t)(p - b->data);
+}
+
+JW_INLINE void
 jw_u64(struct jw *w, const char *key, uint64_t v)
 {
 	char tmp[24];
@@ -259,21 +284,20 @@ int ocsf__drop_report(struct axg_buf *out, const struct ocsf_origin *o,
 
 struct ocsf_sink;
 
-/* One queued line. */
+/* One line of a batch. */
 struct ocsf_line {
-	char *data; /* ends in '\n'; the buffer is reused (cap bytes) */
+	const char *data; /* ends in '\n'; inside the batch's bytes */
 	size_t len;
-	size_t cap;
 	struct ocsf_meta meta;
 };
 
-/* A batch handed to every sink. */
+/* A batch handed to every sink: its lines, which lie one after the other
+ * in data[0..len), so a byte-stream sink writes them in one call. */
 struct ocsf_batch {
-	struct ocsf_line *lines;
+	const char *data;
+	size_t len;
+	const struct ocsf_line *lines;
 	size_t n;
-	/* the lines concatenated, for the file and stdout sinks */
-	struct axg_buf plain;
-	bool plain_built;
 };
 
 struct ocsf_sink *ocsf_sink_open(const struct ocsf_sink_spec *spec,
@@ -284,7 +308,7 @@ const char *ocsf_sink_name(const struct ocsf_sink *s);
 void ocsf_sink_begin(struct ocsf_sink *s);
 /* Push the batch on: 0 all delivered, 1 not yet (would block; call again),
  * -1 failed (message in err; the sink keeps its place and retries). */
-int ocsf_sink_write(struct ocsf_sink *s, struct ocsf_batch *b, bool fsync,
+int ocsf_sink_write(struct ocsf_sink *s, const struct ocsf_batch *b, bool fsync,
     char *err, size_t errlen);
 /* Reopen a file, reconnect a socket.  -1 with a message if that failed
  * (the old file stays in use). */

@@ -6,31 +6,98 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 
 #include "audit/audit-int.h"
 
-/* ---- UUID v4 from a per-thread pool of random bytes ---- */
+/* ---- UUID v4 from a per-thread pool of random bytes ----
+ *
+ * The pool lives in a page of its own marked MADV_WIPEONFORK: a child
+ * made by fork() or clone() finds it zeroed (nothing left) and refills it,
+ * so parent and child never hand out the same bytes, and no draw costs a
+ * system call.  Where the page cannot be had or marked, the pool is a
+ * plain thread-local array and every draw compares getpid() instead. */
 
-#define RAND_POOL 4096
+#define RAND_PAGE 4096
 
-static _Thread_local unsigned char rand_pool[RAND_POOL];
-static _Thread_local size_t rand_left;
-static _Thread_local pid_t rand_pid; /* a forked child refills its pool */
+struct rand_pool {
+	size_t left; /* unused bytes at the end of bytes[] */
+	unsigned char bytes[RAND_PAGE - sizeof(size_t)];
+};
+
+static _Thread_local struct rand_pool *rand_cur;
+static _Thread_local struct rand_pool rand_fallback;
+static _Thread_local pid_t rand_pid; /* fallback: the pool's process */
+static pthread_key_t rand_key;
+static pthread_once_t rand_once = PTHREAD_ONCE_INIT;
+static bool rand_key_ok;
+
+static void
+rand_pool_unmap(void *p)
+{
+	munmap(p, RAND_PAGE);
+}
+
+static void
+rand_key_init(void)
+{
+	rand_key_ok = pthread_key_create(&rand_key, rand_pool_unmap) == 0;
+}
+
+static bool
+wipe_on_fork(void *p)
+{
+#ifdef MADV_WIPEONFORK
+	return madvise(p, RAND_PAGE, MADV_WIPEONFORK) == 0;
+#else
+	(void)p;
+	return false;
+#endif
+}
+
+static struct rand_pool *
+rand_pool_get(void)
+{
+	void *p;
+
+	if (rand_cur != NULL)
+		return rand_cur;
+	pthread_once(&rand_once, rand_key_init);
+	p = mmap(NULL, RAND_PAGE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED && rand_key_ok && wipe_on_fork(p) &&
+	    pthread_setspecific(rand_key, p) == 0) {
+		rand_cur = p;
+	} else {
+		if (p != MAP_FAILED)
+			munmap(p, RAND_PAGE);
+		rand_cur = &rand_fallback;
+	}
+	return rand_cur;
+}
 
 static void
 rand_bytes(unsigned char *out, size_t n)
 {
-	if (rand_left < n || rand_pid != getpid()) {
+	struct rand_pool *rp = rand_pool_get();
+	const size_t size = sizeof(rp->bytes);
+	unsigned char *at;
+
+	if (rp == &rand_fallback && rand_pid != getpid()) {
+		rp->left = 0;
+		rand_pid = getpid();
+	}
+	if (rp->left < n) {
 		size_t got = 0;
 
-		while (got < RAND_POOL) {
-			ssize_t r =
-			    getrandom(rand_pool + got, RAND_POOL - got, 0);
+		while (got < size) {
+			ssize_t r = getrandom(rp->bytes + got, size - got, 0);
 
 			if (r < 0 && errno == EINTR)
 				continue;
@@ -38,13 +105,13 @@ rand_bytes(unsigned char *out, size_t n)
 				axg_fatal(1, "getrandom: %s", strerror(errno));
 			got += (size_t)r;
 		}
-		rand_left = RAND_POOL;
-		rand_pid = getpid();
+		rp->left = size;
 	}
-	memcpy(out, rand_pool + RAND_POOL - rand_left, n);
+	at = rp->bytes + size - rp->left;
+	memcpy(out, at, n);
 	/* never hand the same bytes out twice */
-	memset(rand_pool + RAND_POOL - rand_left, 0, n);
-	rand_left -= n;
+	memset(at, 0, n);
+	rp->left -= n;
 }
 
 void
@@ -128,20 +195,22 @@ ocsf_event_begin(struct jw *w, const struct ocsf_head *h,
 
 	jw_obj(w, NULL);
 	jw_u64(w, "class_uid", h->class_uid);
-	jw_str(w, "class_name", h->class_name);
+	/* captions are the code's own: no escaping; activity_name may be
+	 * a request's method */
+	jw_cstr(w, "class_name", h->class_name);
 	jw_u64(w, "category_uid", h->category_uid);
-	jw_str(w, "category_name", h->category_name);
+	jw_cstr(w, "category_name", h->category_name);
 	jw_i64(w, "activity_id", h->activity_id);
 	jw_str(w, "activity_name", h->activity_name);
 	jw_u64(w, "type_uid",
 	    (uint64_t)h->class_uid * 100 + (uint64_t)h->activity_id);
-	jw_str(w, "type_name", h->type_name);
+	jw_cstr(w, "type_name", h->type_name);
 	jw_i64(w, "severity_id", h->severity_id);
-	jw_str(w, "severity", ocsf_severity_name(h->severity_id));
+	jw_cstr(w, "severity", ocsf_severity_name(h->severity_id));
 	jw_u64(w, "time", t);
 	if (h->status_id != 0) {
 		jw_i64(w, "status_id", h->status_id);
-		jw_str(w, "status", h->status);
+		jw_cstr(w, "status", h->status);
 	}
 	jw_obj(w, "metadata");
 	JW_LIT(w,
@@ -149,8 +218,12 @@ ocsf_event_begin(struct jw *w, const struct ocsf_head *h,
 	    "\"name\":\"axgate\",\"vendor_name\":\"axgate\","
 	    "\"version\":\"" PACKAGE_VERSION "\"}");
 	jw_arr(w, "profiles");
-	for (const char *const *p = h->profiles; p != NULL && *p != NULL; p++)
-		jw_elem_str(w, *p);
+	for (const char *const *p = h->profiles; p != NULL && *p != NULL; p++) {
+		jw_sep(w);
+		JW_LIT(w, "\"");
+		jw_raw(w, *p, strlen(*p));
+		JW_LIT(w, "\"");
+	}
 	jw_arr_end(w);
 	ocsf_uuid4(uuid);
 	jw_key(w, "uid");
@@ -232,7 +305,7 @@ ocsf_put_endpoint(struct jw *w, const char *key, const struct ocsf_endpoint *e)
 	if (nonempty(e->hostname))
 		jw_str(w, "hostname", e->hostname);
 	if (ip)
-		jw_str(w, "ip", e->ip);
+		jw_cstr(w, "ip", e->ip); /* checked by inet_pton */
 	if (e->port != 0 && e->port <= 65535)
 		jw_u64(w, "port", e->port);
 	if (nonempty(e->uid))
@@ -268,7 +341,7 @@ ocsf_put_device(struct jw *w, const struct ocsf_origin *o)
 	jw_str(w, "hostname",
 	    nonempty(o->device_hostname) ? o->device_hostname : "localhost");
 	if (ocsf_ip_valid(o->device_ip))
-		jw_str(w, "ip", o->device_ip);
+		jw_cstr(w, "ip", o->device_ip);
 	JW_LIT(w, ",\"type_id\":1,\"type\":\"Server\"}");
 }
 

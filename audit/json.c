@@ -278,6 +278,37 @@ static const unsigned char byte_class[256] = {
 
 static const char hexdig[] = "0123456789abcdef";
 
+/* Eight bytes at a time: true when one of them may need care (a control
+ * byte, '"', '\\', DEL or a byte of a multi-byte sequence).  A false alarm
+ * only sends the block through the byte-wise loop. */
+#define ONES	    0x0101010101010101ULL
+#define HIGHS	    0x8080808080808080ULL
+#define HAS_ZERO(v) (((v)-ONES) & ~(v)&HIGHS)
+
+static inline bool
+block_needs_care(uint64_t v)
+{
+	return ((((v)-ONES * 0x20) & ~(v)) | (v) | HAS_ZERO(v ^ (ONES * '"')) |
+		   HAS_ZERO(v ^ (ONES * '\\')) | HAS_ZERO(v ^ (ONES * 0x7f))) &
+	    HIGHS;
+}
+
+/* The end of the run of plain bytes starting at s[j]. */
+static inline size_t
+plain_run(const unsigned char *s, size_t j, size_t n)
+{
+	for (; j + 8 <= n; j += 8) {
+		uint64_t v;
+
+		memcpy(&v, s + j, 8);
+		if (block_needs_care(v))
+			break;
+	}
+	while (j < n && byte_class[s[j]] == 0)
+		j++;
+	return j;
+}
+
 /* Length of the valid UTF-8 sequence at s[0..n) (2..4), or 0. */
 static size_t
 utf8_seq(const unsigned char *s, size_t n)
@@ -332,13 +363,11 @@ jw__str_add(struct jw *w, const unsigned char *s, size_t n)
 	}
 	while (i < n) {
 		size_t room = OCSF_STRING_MAX - w->str_used;
-		size_t j = i;
+		size_t j = plain_run(s, i, n);
 		char esc[6];
 		size_t el;
 
 		/* A run of plain bytes. */
-		while (j < n && byte_class[s[j]] == 0)
-			j++;
 		if (j > i) {
 			size_t run = j - i;
 
@@ -436,18 +465,34 @@ jw_elem_str(struct jw *w, const char *s)
 	jw_send(w);
 }
 
+/* Two digits at a time, from a table of "00" .. "99". */
+static const char digits2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536"
+    "37383940414243444546474849505152535455565758596061626364656667686970717273"
+    "7475767778798081828384858687888990919293949596979899";
+
 size_t
 jw_fmt_u64(char *out, uint64_t v)
 {
 	char tmp[24];
-	size_t n = 0;
+	char *p = tmp + sizeof(tmp);
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	for (size_t k = 0; k < n; k++)
-		out[k] = tmp[n - 1 - k];
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(out, p, n);
 	out[n] = '\0';
 	return n;
 }

@@ -299,7 +299,7 @@ syslog_msg(struct ocsf_sink *s, struct axg_buf *b, const struct ocsf_line *l)
 						      : 6);
 	time_t secs = (time_t)(l->meta.time_ms / 1000);
 	struct tm tm;
-	char ts[40];
+	char ts[80]; /* room for any int fields: no truncation warning */
 
 	gmtime_r(&secs, &tm);
 	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ",
@@ -311,7 +311,7 @@ syslog_msg(struct ocsf_sink *s, struct axg_buf *b, const struct ocsf_line *l)
 }
 
 static void
-tcp_build(struct ocsf_sink *s, struct ocsf_batch *b)
+tcp_build(struct ocsf_sink *s, const struct ocsf_batch *b)
 {
 	if (s->frame_cap < b->n) {
 		s->frame_end =
@@ -327,22 +327,6 @@ tcp_build(struct ocsf_sink *s, struct ocsf_batch *b)
 	}
 	s->nframes = b->n;
 	s->built = true;
-}
-
-static void
-plain_build(struct ocsf_batch *b)
-{
-	size_t total = 0;
-
-	if (b->plain_built)
-		return;
-	for (size_t i = 0; i < b->n; i++)
-		total += b->lines[i].len;
-	axg_buf_reset(&b->plain);
-	axg_buf_reserve(&b->plain, total);
-	for (size_t i = 0; i < b->n; i++)
-		axg_buf_append(&b->plain, b->lines[i].data, b->lines[i].len);
-	b->plain_built = true;
 }
 
 /* Write data[off..len) to a stream fd. */
@@ -376,7 +360,7 @@ stream_write(struct ocsf_sink *s, const char *data, size_t len, bool sock,
 }
 
 int
-ocsf_sink_write(struct ocsf_sink *s, struct ocsf_batch *b, bool fsync,
+ocsf_sink_write(struct ocsf_sink *s, const struct ocsf_batch *b, bool fsync,
     char *err, size_t errlen)
 {
 	int rc;
@@ -385,11 +369,9 @@ ocsf_sink_write(struct ocsf_sink *s, struct ocsf_batch *b, bool fsync,
 	case OCSF_SINK_FILE:
 	case OCSF_SINK_STDOUT:
 	case OCSF_SINK_FD:
-		plain_build(b);
-		rc = stream_write(s, b->plain.data, b->plain.len, false, err,
-		    errlen);
+		rc = stream_write(s, b->data, b->len, false, err, errlen);
 		if (rc == 0 && fsync && s->spec.kind == OCSF_SINK_FILE &&
-		    b->plain.len > 0 && fdatasync(s->fd) < 0)
+		    b->len > 0 && fdatasync(s->fd) < 0)
 			return axg_seterr(err, errlen, "fdatasync: %s",
 			    strerror(errno));
 		return rc;

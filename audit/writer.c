@@ -2,13 +2,19 @@
  * writer.c: the bounded queue between the producers (the proxy's event
  * loop, the launcher) and the one thread that does all the audit I/O.
  *
- * Producers serialise the event themselves (no I/O, no lock) and take the
- * mutex only to push a pointer into the ring.  The writer takes up to
- * BATCH lines at once, releases the lock, and pushes the batch to every
- * sink; a batch is done when every sink has all of it.  A sink that fails
- * keeps the batch: it is retried with backoff, the queue fills behind it,
- * and the overflow policy decides what producers see.  So a line is never
- * lost while the writer runs, and never written twice to a file.
+ * Producers serialise the event themselves (no I/O, no lock) into a
+ * buffer of their own, then take the mutex only to append the line to the
+ * queue's last chunk: up to BATCH lines stored back to back in one buffer.
+ * The writer takes the first chunk whole, releases the lock, and pushes it
+ * to every sink, a file in one write() straight from the chunk's buffer;
+ * a batch is done when every sink has all of it, and its chunk goes back
+ * to a free list with its buffer.  So a line costs the producer one copy
+ * and no allocation, and the writer one system call per batch.
+ *
+ * A sink that fails keeps the batch: it is retried with backoff, the queue
+ * fills behind it, and the overflow policy decides what producers see.  So
+ * a line is never lost while the writer runs, and never written twice to a
+ * file.  The queue's capacity counts lines, whatever chunks hold them.
  */
 #include "config.h"
 
@@ -22,7 +28,10 @@
 
 #include "audit/audit-int.h"
 
-#define BATCH		  256
+#define BATCH		  256	      /* lines per chunk */
+#define CHUNK_BYTES	  (512 << 10) /* a chunk this full takes no more */
+#define CHUNK_KEEP_BYTES  (4 * CHUNK_BYTES) /* a bigger buffer is freed */
+#define FREE_KEEP	  16		    /* idle chunks kept for reuse */
 #define BACKOFF_MIN_MS	  20
 #define BACKOFF_MAX_MS	  1000
 #define DROP_REPORT_EVERY 1000 /* ms between drop reports under load */
@@ -34,6 +43,15 @@ struct sink_state {
 	bool failing;		 /* last attempt failed */
 	uint64_t last_report_ms; /* 0: never reported */
 	uint64_t fails_since;	 /* failures since the last report */
+};
+
+/* Lines queued back to back.  lines[i].data is set when the writer takes
+ * the chunk: until then the buffer may still move. */
+struct chunk {
+	struct chunk *next;
+	struct axg_buf buf;
+	size_t n;
+	struct ocsf_line lines[BATCH];
 };
 
 struct ocsf_writer {
@@ -51,10 +69,12 @@ struct ocsf_writer {
 	pthread_cond_t cv_done; /* flush */
 
 	/* all below under mu */
-	struct ocsf_line *ring;
-	size_t cap, head, count;
-	size_t inflight;
-	size_t high, low; /* deny watermarks */
+	struct chunk *head, *tail; /* the queue, oldest first */
+	struct chunk *free_chunks; /* reusable, with their buffers */
+	size_t nfree;
+	size_t cap, count; /* lines: the bound and those queued */
+	size_t inflight;   /* lines the writer is delivering */
+	size_t high, low;  /* deny watermarks */
 	bool stopping;
 	uint64_t stop_deadline_ms;
 	bool reopen_req;
@@ -88,6 +108,59 @@ static uint64_t
 mono_ms(void)
 {
 	return axg_monotonic_ns() / 1000000;
+}
+
+/* ---- chunks (all under mu) ---- */
+
+static bool
+chunk_full(const struct chunk *c)
+{
+	return c->n == BATCH || c->buf.len >= CHUNK_BYTES;
+}
+
+static void
+chunk_free(struct chunk *c)
+{
+	axg_buf_free(&c->buf);
+	free(c);
+}
+
+/* A fresh chunk at the queue's end, from the free list if it has one. */
+static struct chunk *
+chunk_append(struct ocsf_writer *w)
+{
+	struct chunk *c = w->free_chunks;
+
+	if (c != NULL) {
+		w->free_chunks = c->next;
+		w->nfree--;
+	} else {
+		c = axg_calloc(1, sizeof(*c));
+		axg_buf_init(&c->buf, 0);
+	}
+	c->next = NULL;
+	if (w->tail != NULL)
+		w->tail->next = c;
+	else
+		w->head = c;
+	w->tail = c;
+	return c;
+}
+
+/* Back to the free list, keeping its buffer unless one huge line made it
+ * big, or enough chunks wait already: then the caller frees it (after
+ * unlocking: free() of a big buffer is a system call). */
+static struct chunk *
+chunk_recycle(struct ocsf_writer *w, struct chunk *c)
+{
+	if (w->nfree >= FREE_KEEP || c->buf.cap > CHUNK_KEEP_BYTES)
+		return c;
+	axg_buf_reset(&c->buf);
+	c->n = 0;
+	c->next = w->free_chunks;
+	w->free_chunks = c;
+	w->nfree++;
+	return NULL;
 }
 
 /* ---- the writer thread ---- */
@@ -131,15 +204,12 @@ sink_failed(struct ocsf_writer *w, struct sink_state *st, const char *err)
  * writer is stopping, its drain deadline has passed and some sink still
  * lacks it. */
 static bool
-deliver(struct ocsf_writer *w, struct ocsf_line *lines, size_t n,
-    struct axg_buf *plain)
+deliver(struct ocsf_writer *w, const struct ocsf_batch *b)
 {
-	struct ocsf_batch b = { .lines = lines, .n = n };
 	unsigned backoff = BACKOFF_MIN_MS;
 	char err[256];
 	bool ok = false;
 
-	b.plain = *plain;
 	for (size_t i = 0; i < w->nsinks; i++) {
 		w->sinks[i].done = false;
 		ocsf_sink_begin(w->sinks[i].sink);
@@ -153,7 +223,7 @@ deliver(struct ocsf_writer *w, struct ocsf_line *lines, size_t n,
 
 			if (st->done)
 				continue;
-			rc = ocsf_sink_write(st->sink, &b, w->cfg.fsync, err,
+			rc = ocsf_sink_write(st->sink, b, w->cfg.fsync, err,
 			    sizeof(err));
 			if (rc == 0) {
 				st->done = true;
@@ -200,14 +270,17 @@ deliver(struct ocsf_writer *w, struct ocsf_line *lines, size_t n,
 		if (reopen)
 			do_reopen(w);
 	}
-	*plain = b.plain;
 	return ok;
 }
 
 static void
-finish(struct ocsf_writer *w, size_t n, bool ok)
+finish(struct ocsf_writer *w, struct chunk *c, bool ok)
 {
+	size_t n = c->n;
+	struct chunk *unused;
+
 	pthread_mutex_lock(&w->mu);
+	unused = chunk_recycle(w, c);
 	w->inflight = 0;
 	/* deny: the watermarks count what is not yet delivered, so a batch
 	 * stuck on a dead sink keeps accepting() false */
@@ -219,15 +292,19 @@ finish(struct ocsf_writer *w, size_t n, bool ok)
 	else
 		w->lost += n;
 	w->done_seq += n;
-	pthread_cond_broadcast(&w->cv_done);
+	if (w->flushers > 0)
+		pthread_cond_broadcast(&w->cv_done);
 	pthread_mutex_unlock(&w->mu);
+	if (unused != NULL)
+		chunk_free(unused);
 }
 
 /* Called with mu held; may drop and retake it. */
 static void
-maybe_report_drops(struct ocsf_writer *w, struct axg_buf *plain, bool force)
+maybe_report_drops(struct ocsf_writer *w, bool force)
 {
 	struct ocsf_line l;
+	struct ocsf_batch batch;
 	struct axg_buf b;
 	uint64_t now = mono_ms(), delta, total;
 	bool ok;
@@ -245,12 +322,16 @@ maybe_report_drops(struct ocsf_writer *w, struct axg_buf *plain, bool force)
 
 	axg_buf_init(&b, 0);
 	ocsf__drop_report(&b, &w->origin, delta, total, &l.meta);
-	l.data = axg_buf_steal(&b, &l.len);
-	l.cap = l.len + 1;
+	l.data = b.data;
+	l.len = b.len;
+	batch = (struct ocsf_batch){ .data = b.data,
+		.len = b.len,
+		.lines = &l,
+		.n = 1 };
 	axg_warn("audit: %llu events dropped (queue full, policy %s)",
 	    (unsigned long long)delta, ocsf_overflow_name(w->cfg.overflow));
-	ok = deliver(w, &l, 1, plain);
-	free(l.data);
+	ok = deliver(w, &batch);
+	axg_buf_free(&b);
 	pthread_mutex_lock(&w->mu);
 	if (ok)
 		w->written++;
@@ -262,13 +343,12 @@ static void *
 writer_main(void *arg)
 {
 	struct ocsf_writer *w = arg;
-	struct ocsf_line *batch = axg_calloc(BATCH, sizeof(*batch));
-	struct axg_buf plain;
 
-	axg_buf_init(&plain, 0);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		size_t n;
+		struct ocsf_batch batch;
+		struct chunk *c;
+		const char *p;
 		bool ok;
 
 		while (w->count == 0 && !w->stopping && !w->reopen_req &&
@@ -280,8 +360,9 @@ writer_main(void *arg)
 		/* A few lines only: wait a moment for more, so that a steady
 		 * trickle costs one wake-up and one write() per batch, not
 		 * per line.  Never when someone waits for the lines. */
-		if (w->count < BATCH && w->count > 0 && !w->stopping &&
-		    !w->reopen_req && w->flushers == 0) {
+		if (w->count > 0 && w->head == w->tail &&
+		    !chunk_full(w->head) && !w->stopping && !w->reopen_req &&
+		    w->flushers == 0) {
 			struct timespec ts;
 
 			abstime_in(&ts, LINGER_MS);
@@ -297,38 +378,37 @@ writer_main(void *arg)
 			pthread_mutex_lock(&w->mu);
 			continue;
 		}
-		maybe_report_drops(w, &plain, w->stopping);
+		maybe_report_drops(w, w->stopping);
 		if (w->count == 0) {
 			if (w->stopping)
 				break;
 			continue;
 		}
-		/* Swap buffers with the ring: the writer takes the lines and
-		 * leaves its used buffers for the producers to fill again,
-		 * so no line costs an allocation once the buffers exist. */
-		n = w->count < BATCH ? w->count : BATCH;
-		for (size_t i = 0; i < n; i++) {
-			struct ocsf_line tmp = batch[i];
-
-			batch[i] = w->ring[w->head];
-			w->ring[w->head] = tmp;
-			w->head = (w->head + 1) % w->cap;
-		}
-		w->count -= n;
-		w->inflight = n;
+		/* Take the oldest chunk whole: producers start a new one. */
+		c = w->head;
+		w->head = c->next;
+		if (w->tail == c)
+			w->tail = NULL;
+		c->next = NULL;
+		w->count -= c->n;
+		w->inflight = c->n;
 		pthread_cond_broadcast(&w->cv_room);
 		pthread_mutex_unlock(&w->mu);
 
-		axg_buf_reset(&plain);
-		ok = deliver(w, batch, n, &plain);
-		finish(w, n, ok);
+		p = c->buf.data;
+		for (size_t i = 0; i < c->n; i++) {
+			c->lines[i].data = p;
+			p += c->lines[i].len;
+		}
+		batch = (struct ocsf_batch){ .data = c->buf.data,
+			.len = c->buf.len,
+			.lines = c->lines,
+			.n = c->n };
+		ok = deliver(w, &batch);
+		finish(w, c, ok);
 		pthread_mutex_lock(&w->mu);
 	}
 	pthread_mutex_unlock(&w->mu);
-	axg_buf_free(&plain);
-	for (size_t i = 0; i < BATCH; i++)
-		free(batch[i].data);
-	free(batch);
 	return NULL;
 }
 
@@ -338,8 +418,9 @@ static int
 submit(struct ocsf_writer *w, const struct axg_buf *b,
     const struct ocsf_meta *m)
 {
-	struct ocsf_line *slot;
+	struct chunk *c;
 	int rc = OCSF_QUEUED;
+	bool wake = false;
 
 	pthread_mutex_lock(&w->mu);
 	if (w->stopping) {
@@ -360,32 +441,34 @@ submit(struct ocsf_writer *w, const struct axg_buf *b,
 			goto out;
 		}
 	}
-	/* Copy into the slot's own buffer, kept from its last use: a
-	 * malloc per line of this size (glibc's large bins, freed by
-	 * another thread) cost more than the serialisation itself. */
-	slot = &w->ring[(w->head + w->count) % w->cap];
-	if (slot->cap < b->len + 1) {
-		size_t cap = (b->len + 1 + 511) & ~(size_t)511;
-
-		free(slot->data);
-		slot->data = axg_malloc(cap);
-		slot->cap = cap;
-	}
-	memcpy(slot->data, b->data, b->len + 1);
-	slot->len = b->len;
-	slot->meta = *m;
+	/* One copy, into the last chunk's buffer, which keeps its size
+	 * from its last use: no allocation per line once the queue has
+	 * run a while. */
+	c = w->tail;
+	if (c == NULL || chunk_full(c))
+		c = chunk_append(w);
+	axg_buf_append(&c->buf, b->data, b->len);
+	c->lines[c->n].len = b->len;
+	c->lines[c->n].meta = *m;
+	c->n++;
 	w->count++;
 	w->enq_seq++;
 	if (w->cfg.overflow == OCSF_OVERFLOW_DENY &&
 	    w->count + w->inflight >= w->high)
 		atomic_store(&w->accepting, false);
 	/* wake the writer only if it sleeps, and while it lingers only
-	 * once a batch is full (or the queue nearly is) */
-	if (w->writer_waiting &&
-	    (!w->lingering || w->count >= BATCH || w->count >= w->cap / 2))
-		pthread_cond_signal(&w->cv_work);
+	 * once a chunk is full (or the queue half is) */
+	wake = w->writer_waiting &&
+	    (!w->lingering || w->head != w->tail || chunk_full(c) ||
+		w->count >= w->cap / 2);
+	/* signalled after unlocking, so that the writer does not wake only
+	 * to wait for the mutex the producer still holds */
+	if (wake)
+		w->writer_waiting = false;
 out:
 	pthread_mutex_unlock(&w->mu);
+	if (wake)
+		pthread_cond_signal(&w->cv_work);
 	return rc;
 }
 
@@ -572,6 +655,7 @@ ocsf_writer_new(const struct ocsf_config *c, const struct ocsf_origin *o,
 {
 	struct ocsf_writer *w = axg_calloc(1, sizeof(*w));
 	pthread_condattr_t ca;
+	pthread_mutexattr_t ma;
 	struct ocsf_origin def;
 
 	w->cfg = *c;
@@ -595,7 +679,14 @@ ocsf_writer_new(const struct ocsf_config *c, const struct ocsf_origin *o,
 	w->origin.user_name = keep(w, 3, o->user_name);
 	w->origin.user_uid = keep(w, 4, o->user_uid);
 
-	pthread_mutex_init(&w->mu, NULL);
+	/* adaptive: both sides hold the lock for well under a microsecond,
+	 * so a short spin spares the producer a sleep on a busy lock */
+	pthread_mutexattr_init(&ma);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	pthread_mutex_init(&w->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cv_work, &ca);
@@ -603,7 +694,6 @@ ocsf_writer_new(const struct ocsf_config *c, const struct ocsf_origin *o,
 	pthread_cond_init(&w->cv_done, &ca);
 	pthread_condattr_destroy(&ca);
 	w->cap = w->cfg.queue_size;
-	w->ring = axg_calloc(w->cap, sizeof(*w->ring));
 	w->high = w->cap - w->cap / 4;
 	w->low = w->cap / 2;
 	atomic_init(&w->accepting, true);
@@ -641,8 +731,6 @@ ocsf_writer_free(struct ocsf_writer *w)
 	pthread_mutex_unlock(&w->mu);
 	if (w->thread_started)
 		pthread_join(w->thread, NULL);
-	for (size_t i = 0; i < w->cap; i++)
-		free(w->ring[i].data);
 	if (w->count != 0 || w->lost != 0)
 		axg_warn("audit: %llu events could not be written before "
 			 "shutdown",
@@ -651,7 +739,18 @@ ocsf_writer_free(struct ocsf_writer *w)
 		ocsf_sink_close(w->sinks[i].sink);
 	for (size_t i = 0; i < AXG_ARRAY_LEN(w->origin_strs); i++)
 		free(w->origin_strs[i]);
-	free(w->ring);
+	while (w->head != NULL) {
+		struct chunk *c = w->head;
+
+		w->head = c->next;
+		chunk_free(c);
+	}
+	while (w->free_chunks != NULL) {
+		struct chunk *c = w->free_chunks;
+
+		w->free_chunks = c->next;
+		chunk_free(c);
+	}
 	pthread_cond_destroy(&w->cv_work);
 	pthread_cond_destroy(&w->cv_room);
 	pthread_cond_destroy(&w->cv_done);

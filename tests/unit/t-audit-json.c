@@ -3,8 +3,12 @@
 #include "config.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "audit/audit.h"
 #include "tests/tap.h"
@@ -38,6 +42,52 @@ roundtrip(const void *s, size_t n, bool *cut, size_t *outlen)
 out:
 	axg_buf_free(&b);
 	return res;
+}
+
+/* Plain runs are scanned eight bytes at a time: a byte that needs care
+ * must be caught at every offset of a block, in every block. */
+static void
+test_escape_positions(void)
+{
+	static const char *const specials[] = { "\"", "\\", "\n", "\x01",
+		"\x1f", "\x7f", "\xc3\xa9", "\xe2\x80\xa8", "\xff" };
+	int bad = 0, cases = 0;
+
+	for (size_t k = 0; k < AXG_ARRAY_LEN(specials); k++) {
+		for (size_t pos = 0; pos < 26; pos++) {
+			char in[40], want[40];
+			size_t sl = strlen(specials[k]), n = 0, wn = 0;
+			bool cut;
+			char *r;
+
+			memset(in, 'x', pos);
+			n = pos;
+			memcpy(in + n, specials[k], sl);
+			n += sl;
+			memset(in + n, 'y', 9);
+			n += 9;
+			memcpy(want, in, n);
+			wn = n;
+			if (specials[k][0] == '\xff') /* becomes U+FFFD */
+				wn = (size_t)(stpcpy(stpcpy(want + pos,
+							 "\xef\xbf\xbd"),
+						  "yyyyyyyyy") -
+				    want);
+			want[wn] = '\0';
+			r = roundtrip(in, n, &cut, NULL);
+			cases++;
+			if (r == NULL || strcmp(r, want) != 0 || cut) {
+				if (bad++ == 0)
+					tap_diag("special %zu at %zu: %s", k,
+					    pos, r ? r : "(invalid)");
+			}
+			free(r);
+		}
+	}
+	is_int(bad, 0,
+	    "every special byte at every offset of a block (%d "
+	    "cases)",
+	    cases);
 }
 
 static void
@@ -168,6 +218,44 @@ test_uuid(void)
 	}
 }
 
+/* A child made by fork() (or by a raw clone(), which runs no atfork
+ * handler) inherits the parent's pool of random bytes: it must not hand
+ * out the UUIDs the parent hands out next. */
+static void
+uuid_in_child(bool raw_clone, const char *what)
+{
+	char mine[37], theirs[37] = "";
+	int p[2];
+	pid_t pid;
+	ssize_t r;
+
+	ocsf_uuid4(mine); /* the pool is filled and in use */
+	if (pipe(p) < 0) {
+		tap_skip(what, "no pipe");
+		return;
+	}
+	pid = raw_clone
+	    ? (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL)
+	    : fork();
+	if (pid == 0) {
+		char u[37];
+
+		ocsf_uuid4(u);
+		(void)!write(p[1], u, 36);
+		_exit(0);
+	}
+	close(p[1]);
+	r = pid > 0 ? read(p[0], theirs, 36) : -1;
+	theirs[r == 36 ? 36 : 0] = '\0';
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	ocsf_uuid4(mine);
+	ok(r == 36 && strcmp(mine, theirs) != 0,
+	    "%s: the child's UUID differs from the parent's next (%s, %s)",
+	    what, theirs, mine);
+}
+
 static void
 test_mask(void)
 {
@@ -242,9 +330,12 @@ int
 main(void)
 {
 	test_escapes();
+	test_escape_positions();
 	test_utf8();
 	test_truncation();
 	test_uuid();
+	uuid_in_child(false, "fork");
+	uuid_in_child(true, "raw clone");
 	test_mask();
 	test_hostile_event();
 	return tap_done();
