@@ -652,6 +652,8 @@ cap_body(struct capctx *x, struct ast_body *b)
 		cap_term(x, e->value);
 		cap_term(x, e->coll);
 		cap_body(x, e->body);
+		for (j = 0; j < e->nalts; j++)
+			cap_body(x, e->alts[j]);
 		for (j = 0; j < e->nwiths; j++)
 			cap_term(x, e->withs[j].value);
 	}
@@ -816,8 +818,33 @@ expr_ready(struct cc *cc, struct ast_expr *e)
 	case E_EVERY:
 		return t_evaluable(cc, e->coll) &&
 		    closure_ready(cc, NULL, e->body);
+	case E_GROUP:
+		return closure_ready(cc, NULL, e->body);
+	case E_AND:
+	case E_OR:
+		for (i = 0; i < e->nalts; i++)
+			if (!closure_ready(cc, NULL, e->alts[i]))
+				return false;
+		return true;
 	}
 	return false;
+}
+
+/* Report the first unbound outer var a nested body refers to. */
+static void report_unsafe_term(struct cc *cc, struct ast_term *t);
+
+static void
+report_unsafe_body(struct cc *cc, struct ast_body *b)
+{
+	struct capctx x;
+
+	memset(&x, 0, sizeof(x));
+	x.cc = cc;
+	x.ok = true;
+	cap_body(&x, b);
+	free(x.inner.v);
+	if (!x.ok)
+		report_unsafe_term(cc, (struct ast_term *)x.unsafe);
 }
 
 /* Report the unbound vars of an expression that could not be ordered. */
@@ -927,6 +954,7 @@ lower_eval(struct cc *cc, struct ast_term *t, struct sbuf *sb);
 static struct opd
 lower_pattern(struct cc *cc, struct ast_term *t, struct sbuf *sb);
 static void lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb);
+static struct block *lower_scoped(struct cc *cc, struct ast_body *body);
 
 /* A constant composite folds into one value. */
 static struct opd
@@ -1633,7 +1661,56 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 		s->blk = blk;
 		return;
 	}
+	case E_GROUP: {
+		struct block *blk = lower_scoped(cc, e->body);
+		s = emit(sb, IR_ANY, &e->loc);
+		s->blk = blk;
+		return;
 	}
+	case E_AND: {
+		size_t i;
+		for (i = 0; i < e->nalts; i++) {
+			struct block *blk = lower_scoped(cc, e->alts[i]);
+			s = emit(sb, IR_ANY, &e->loc);
+			s->blk = blk;
+		}
+		return;
+	}
+	case E_OR: {
+		struct block **alts =
+		    ast_alloc(cc->C->A, e->nalts * sizeof(*alts));
+		size_t i;
+		for (i = 0; i < e->nalts; i++)
+			alts[i] = lower_scoped(cc, e->alts[i]);
+		s = emit(sb, IR_ANY, &e->loc);
+		s->blk = alts[0];
+		s->alts = alts + 1;
+		s->nalts = (uint32_t)(e->nalts - 1);
+		return;
+	}
+	}
+}
+
+/* A nested body with a scope of its own (and/or operands, { body }):
+ * stops at its first solution; its bindings do not leave it. */
+static struct block *
+lower_scoped(struct cc *cc, struct ast_body *body)
+{
+	struct vscope sc;
+	struct sbuf inner = { NULL, 0, 0 };
+	bool *saved = axg_reallocarray(NULL, cc->capbound + 1, sizeof(bool));
+	size_t nsaved = cc->nslots;
+	struct block *blk;
+
+	memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+	scope_push(cc, &sc);
+	collect_body(cc, body);
+	lower_body(cc, body, &inner);
+	blk = finish_block(cc->C, &inner, DONE_ANY);
+	scope_pop(cc);
+	memcpy(cc->bound, saved, nsaved * sizeof(bool));
+	free(saved);
+	return blk;
 }
 
 /* Order a body's expressions so every var is bound before use, lowering
@@ -1673,6 +1750,10 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 					    e->withs[j].value);
 				if (e->kind == E_EVERY)
 					report_unsafe_term(cc, NULL);
+				if (e->kind == E_GROUP)
+					report_unsafe_body(cc, e->body);
+				for (j = 0; j < e->nalts; j++)
+					report_unsafe_body(cc, e->alts[j]);
 			}
 			break;
 		}

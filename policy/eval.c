@@ -1232,6 +1232,21 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 		if (rc == 1)
 			return 0;
 		return run(ev, b, i + 1);
+	case IR_ANY: {
+		uint32_t alt;
+		mark = ev->ntrail;
+		rc = run(ev, s->blk, 0);
+		undo(ev, mark);
+		for (alt = 0; rc == 0 && alt < s->nalts; alt++) {
+			rc = run(ev, s->alts[alt], 0);
+			undo(ev, mark);
+		}
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			return 0;
+		return run(ev, b, i + 1);
+	}
 	case IR_COMPR:
 		if (sub_collect(ev, s->blk, s->kind, &v) < 0)
 			return -1;

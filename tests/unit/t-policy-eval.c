@@ -128,5 +128,32 @@ main(void)
 	    "set union in a query");
 	check("package t\n", "x := $\"a{1 + 1}b\"", NULL, "[{\"x\":\"a2b\"}]",
 	    "template string");
+	/* the experimental logic keywords, only where imported */
+	check("package t\np := and + or if { and := 1; or := 2 }\n",
+	    "x = data.t.p", NULL, "[{\"x\":3}]",
+	    "and/or are names without their import");
+	check("package t\nimport future.keywords.and\nimport "
+	      "future.keywords.or\np if input.a and input.b or input.c\n",
+	    "x = data.t.p", "{\"a\":false,\"b\":true,\"c\":true}",
+	    "[{\"x\":true}]", "and binds tighter than or");
+	check("package t\nimport future.keywords.or\np := [i | i := "
+	      "input.xs[_]; i > 0 or i < 5]\n",
+	    "x = data.t.p", "{\"xs\":[1,2,-9]}", "[{\"x\":[1,2,-9]}]",
+	    "or succeeds once per outer solution");
+	check("package t\nimport future.keywords.and\np if { a := -1\n"
+	      "{ a := 1; a > 0 } and { a := 2; a > 1 }\na == -1 }\n",
+	    "x = data.t.p", NULL, "[{\"x\":true}]",
+	    "operand bodies have their own scope");
+	check("package t\nimport future.keywords.not\np if not { some x in "
+	      "[1, 2]; x == 3 }\n",
+	    "x = data.t.p", NULL, "[{\"x\":true}]", "not with a body");
+	check("package t\nimport future.keywords.or\np if (input.x > 0 or "
+	      "input.y > 0 with input as {\"x\": 0, \"y\": 1})\n",
+	    "x = data.t.p", NULL, "[{\"x\":true}]",
+	    "with applies to a whole parenthesised group");
+	check("package t\nimport future.keywords.or\np if { x > 0 or true }\n",
+	    "x = data.t.p", NULL,
+	    "compile 3:8 rego_unsafe_var_error var x is unsafe",
+	    "an unbound var in an operand is unsafe");
 	return tap_done();
 }
