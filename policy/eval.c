@@ -1032,6 +1032,56 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 	return rc;
 }
 
+/* SCAN through a join index: only the candidates for the probe, in the
+ * collection's order; everything when the index cannot answer (the
+ * collection is not the indexed value, data or functions are
+ * overridden, the key is already bound, the probe has the wrong type). */
+static int
+iscan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
+{
+	struct axv *coll = peek(ev, &s->a), *probe, *key;
+	struct jidx_cands c;
+	size_t j, mark = ev->ntrail;
+	int rc = 0;
+
+	if (coll == NULL || coll != jidx_coll(s->idx) || ev->nov > 0)
+		return scan(ev, b, i, s);
+	if ((key = get(ev, &s->b)) != NULL) {
+		axv_unref(key);
+		return scan_coll(ev, b, i, s, coll);
+	}
+	jidx_cands_init(&c);
+	if ((probe = peek(ev, &s->args[0])) == NULL ||
+	    jidx_lookup(s->idx, probe, &c) < 0) {
+		jidx_cands_free(&c);
+		return scan_coll(ev, b, i, s, coll);
+	}
+	for (j = 0; j < c.n && rc == 0; j++) {
+		size_t at = c.v[j];
+		struct axv *k, *v;
+		switch (axv_kind(coll)) {
+		case AXV_ARRAY:
+			k = axv_int((int64_t)at);
+			v = axv_array_get(coll, at);
+			break;
+		case AXV_OBJECT:
+			k = axv_ref(axv_object_key(coll, at));
+			v = axv_object_val(coll, at);
+			break;
+		default:
+			k = axv_ref(axv_set_at(coll, at));
+			v = k;
+			break;
+		}
+		if (unify_val(ev, &s->b, k) && unify_val(ev, &s->c, v))
+			rc = run(ev, b, i + 1);
+		axv_unref(k);
+		undo(ev, mark);
+	}
+	jidx_cands_free(&c);
+	return rc;
+}
+
 static int
 exec_call(struct ev *ev, const struct block *b, uint32_t i,
     const struct stmt *s)
@@ -1200,6 +1250,8 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 		return bind_run(ev, b, i, s->out, axv_ref(v));
 	case IR_SCAN:
 		return scan(ev, b, i, s);
+	case IR_ISCAN:
+		return iscan(ev, b, i, s);
 	case IR_CALL:
 	case IR_CALLFN:
 		return exec_call(ev, b, i, s);
