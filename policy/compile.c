@@ -1444,8 +1444,8 @@ static void lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb);
 struct jplan;
 static void lower_some_in(struct cc *cc, struct ast_expr *e, struct sbuf *sb,
     struct jplan *jp);
-static void cc_init(struct cc *cc, struct comp *C, struct ast_module *m,
-    struct vscope *sc);
+static void
+cc_init(struct cc *cc, struct comp *C, struct ast_module *m, struct vscope *sc);
 static void cc_free(struct cc *cc);
 
 static struct block *
@@ -1686,7 +1686,6 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 	}
 	}
 }
-
 
 /* ---- join indexes: some x in <constant collection>; <filter on x> ----
  *
@@ -1994,8 +1993,8 @@ fn_plan(struct comp *C, struct rgroup *rg, size_t epos)
 	struct fdef *defs = NULL;
 	uint32_t d;
 	size_t i;
-	bool ok = rg->kind == RG_FUNC && rg->nargs == 2 &&
-	    rg->defval == NULL && rg->defdef == NULL && rg->ndefs > 0;
+	bool ok = rg->kind == RG_FUNC && rg->nargs == 2 && rg->defval == NULL &&
+	    rg->defdef == NULL && rg->ndefs > 0;
 
 	cc_init(&fcc, C, rg->mod, &sc);
 	if (ok)
@@ -2049,13 +2048,14 @@ fn_index_elem(const struct jplan *jp, uint32_t pos, struct axv *pv,
 			struct axv *v1 = NULL, *v2 = NULL;
 			if (fe->kind == -1 || fe->kind == -2) {
 				if (static_eval(fe->g1, pv, &v1) < 0 ||
-				    (fe->g2 && static_eval(fe->g2, pv, &v2) < 0))
+				    (fe->g2 &&
+					static_eval(fe->g2, pv, &v2) < 0))
 					maybe = true;
 				else if (v1 == NULL || (fe->g2 && v2 == NULL))
 					fail = true;
 				else if (fe->g2 ? !axv_equal(v1, v2)
 						: axv_kind(v1) == AXV_BOOL &&
-						!axv_bool_get(v1))
+					    !axv_bool_get(v1))
 					fail = true;
 				axv_unref(v1);
 				axv_unref(v2);
@@ -2083,8 +2083,7 @@ fn_index_elem(const struct jplan *jp, uint32_t pos, struct axv *pv,
 
 /* Does the filter expression f fit one of the forms, for element var x? */
 static bool
-jplan_filter(struct cc *cc, struct ast_expr *f, const char *x,
-    struct jplan *jp)
+jplan_filter(struct cc *cc, struct ast_expr *f, const char *x, struct jplan *jp)
 {
 	struct ast_term *a, *b;
 	struct rgroup *rg = NULL;
@@ -2099,8 +2098,7 @@ jplan_filter(struct cc *cc, struct ast_expr *f, const char *x,
 		a = f->a;
 		b = f->b;
 		jp->form = JF_EQ;
-	} else if (f->kind == E_TERM && f->a->kind == T_CALL &&
-	    f->a->n == 2) {
+	} else if (f->kind == E_TERM && f->a->kind == T_CALL && f->a->n == 2) {
 		a = f->a->items[0];
 		b = f->a->items[1];
 		bi = resolve_builtin(cc, f->a->key, &rg, nm, sizeof(nm));
@@ -2109,8 +2107,9 @@ jplan_filter(struct cc *cc, struct ast_expr *f, const char *x,
 			jp->rg = rg;
 		} else if (bi != NULL && strcmp(bi->name, "equal") == 0) {
 			jp->form = JF_EQ;
-		} else if (bi != NULL && (strcmp(bi->name, "startswith") == 0 ||
-					     strcmp(bi->name, "endswith") == 0)) {
+		} else if (bi != NULL &&
+		    (strcmp(bi->name, "startswith") == 0 ||
+			strcmp(bi->name, "endswith") == 0)) {
 			/* startswith(T, x.f): the element's key is a prefix */
 			jp->form = bi->name[0] == 's' ? JF_PREFIX : JF_SUFFIX;
 			if ((jp->path = elem_path(b, x)) == NULL)
@@ -2256,7 +2255,6 @@ restore:
 		cc->bound[slots[i]] = was[i];
 	return f;
 }
-
 
 /* some [k,] x in coll, as a SCAN, or an ISCAN when jp gives an index */
 static void

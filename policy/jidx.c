@@ -315,8 +315,8 @@ static void
 probe_slot(const struct jidx *x, uint64_t h, int kind, const struct axv *key,
     const char *s, size_t len, struct jidx_cands *c, int *lists)
 {
-	const struct jslot *sl = slot_find(x->tab, x->mask, h, kind, key, s,
-	    len);
+	const struct jslot *sl =
+	    slot_find(x->tab, x->mask, h, kind, key, s, len);
 
 	if (sl->used && sl->n > 0) {
 		out_push(c, x->post + sl->off, sl->n);
@@ -333,8 +333,7 @@ cmp_u32(const void *a, const void *b)
 }
 
 int
-jidx_lookup(const struct jidx *x, const struct axv *probe,
-    struct jidx_cands *c)
+jidx_lookup(const struct jidx *x, const struct axv *probe, struct jidx_cands *c)
 {
 	size_t len, i, j;
 	int lists = 0;
@@ -359,10 +358,9 @@ jidx_lookup(const struct jidx *x, const struct axv *probe,
 			for (i = x->minp == UINT32_MAX ? top + 1 : 0; i <= top;
 			     i++) {
 				if (i >= x->minp)
-					probe_slot(x,
-					    key_hash(JK_PREFIX, h, i),
-					    JK_PREFIX, NULL, (const char *)s,
-					    i, c, &lists);
+					probe_slot(x, key_hash(JK_PREFIX, h, i),
+					    JK_PREFIX, NULL, (const char *)s, i,
+					    c, &lists);
 				if (i < top) {
 					h += s[i] * pw;
 					pw *= POLY;
@@ -376,8 +374,7 @@ jidx_lookup(const struct jidx *x, const struct axv *probe,
 			     j++) {
 				/* the suffix of length j */
 				if (j >= x->mins)
-					probe_slot(x,
-					    key_hash(JK_SUFFIX, h, j),
+					probe_slot(x, key_hash(JK_SUFFIX, h, j),
 					    JK_SUFFIX, NULL,
 					    (const char *)s + len - j, j, c,
 					    &lists);

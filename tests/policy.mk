@@ -1,9 +1,11 @@
 ## Tests of policy/.
 check_PROGRAMS += \
+	tests/unit/t-policy-jidx \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
 	tests/rego-conformance
 TESTS += \
+	tests/unit/t-policy-jidx \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
 	tests/conformance/rego.sh \
