@@ -1314,6 +1314,26 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 	args = ast_alloc(cc->C->A, (arity + 1) * sizeof(*args));
 	for (i = 0; i < arity; i++)
 		args[i] = lower_eval(cc, t->items[i], sb);
+	if (t->n == arity + 1 && bi != NULL && strcmp(bi->name, "walk") == 0) {
+		/* the relation walk(x, [path, value]): iterate the pairs */
+		struct opd pairs = opd_local(temp(cc)), k;
+		out = lower_pattern(cc, t->items[arity], sb);
+		s = emit(sb, IR_CALL, &t->loc);
+		s->args = args;
+		s->nargs = (uint32_t)arity;
+		s->c = pairs;
+		s->bi = bi;
+		mark_bound_opd(cc, &pairs);
+		k = opd_local(temp(cc));
+		s = emit(sb, IR_SCAN, &t->loc);
+		s->a = pairs;
+		s->b = k;
+		s->c = out;
+		mark_bound_opd(cc, &k);
+		mark_bound_opd(cc, &out);
+		*stmt_only = true;
+		return out;
+	}
 	if (t->n == arity + 1) {
 		out = lower_pattern(cc, t->items[arity], sb);
 		*stmt_only = true;

@@ -155,5 +155,9 @@ main(void)
 	    "x = data.t.p", NULL,
 	    "compile 3:8 rego_unsafe_var_error var x is unsafe",
 	    "an unbound var in an operand is unsafe");
+	check("package t\np := [[k, v] | walk({\"a\": [1]}, [k, v])]\n",
+	    "x = data.t.p", NULL,
+	    "[{\"x\":[[[],{\"a\":[1]}],[[\"a\"],[1]],[[\"a\",0],1]]}]",
+	    "walk is a relation over every path, pre-order");
 	return tap_done();
 }
