@@ -812,8 +812,9 @@ call_any(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi,
 	*out = NULL;
 	if (rc == AXP_BI_UNDEF)
 		return 0;
-	if (!ev->strict && ctx.code != AXP_ERR_EVAL_TYPE &&
-	    ctx.code != AXP_ERR_EVAL_BUILTIN)
+	/* as OPA: a builtin's error makes its call undefined, unless
+	 * strict builtin errors are asked for */
+	if (!ev->strict)
 		return 0;
 	return ev_error(ev, loc, ctx.code, "%s", ctx.msg);
 }

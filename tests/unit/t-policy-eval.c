@@ -8,6 +8,8 @@
 #include "policy/policy-int.h"
 #include "tests/tap.h"
 
+static bool strict_mode; /* strict builtin errors */
+
 static struct axp_policy *
 compile1(const char *src, struct axp_compiler **cp)
 {
@@ -47,6 +49,7 @@ eval(const char *src, const char *query, const char *input, uint64_t steps)
 		in = axv_from_json(input, strlen(input), NULL, NULL, 0);
 	memset(&o, 0, sizeof(o));
 	o.max_steps = steps;
+	o.strict = strict_mode;
 	if (axp_eval(q, in, &o, &res, &err) < 0) {
 		out = axg_asprintf("error %s %s", axp_errcode_str(err.code),
 		    err.message);
@@ -107,9 +110,13 @@ main(void)
 	    "error eval_conflict_error complete rules must not produce "
 	    "multiple outputs",
 	    "conflict error");
+	strict_mode = true;
 	check("package t\np := 1 / 0\n", "x = data.t.p", NULL,
 	    "error eval_builtin_error div: divide by zero",
-	    "builtin error code and message");
+	    "builtin error code and message (strict builtin errors)");
+	strict_mode = false;
+	check("package t\np := 1 / 0\n", "x = data.t.p", NULL, "[]",
+	    "a builtin error makes the call undefined otherwise");
 	check("package t\np if { x }\n", "x = data.t.p", NULL,
 	    "compile 2:8 rego_unsafe_var_error var x is unsafe",
 	    "unsafe var located");

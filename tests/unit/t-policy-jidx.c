@@ -174,14 +174,19 @@ main(void)
 	    "{\"host\": \"b.example.org\"}", false, "[{\"x\":[6]}]",
 	    "function: a wildcard does not match its apex");
 	same(fn_idx, fn_plain, rules_s, "x = data.t.m", "{\"host\": 7}", false,
+	    "[{\"x\":[]}]", "function: a non-string probe scans everything");
+	same(fn_idx, fn_plain, rules_s, "x = data.t.m", "{\"host\": 7}", true,
 	    "error eval_type_error endswith: operand 1 must be string but got "
 	    "number",
-	    "function: a non-string probe scans everything");
+	    "function: a non-string probe, strict: the scan's error");
 	same(fn_idx, fn_plain, rules, "x = data.t.m",
-	    "{\"host\": \"a.example.com\"}", false,
+	    "{\"host\": \"a.example.com\"}", false, "[{\"x\":[0,1,4,5]}]",
+	    "function: an element the filter fails on is left out");
+	same(fn_idx, fn_plain, rules, "x = data.t.m",
+	    "{\"host\": \"a.example.com\"}", true,
 	    "error eval_type_error startswith: operand 1 must be string but "
 	    "got number",
-	    "function: the element's type error is still raised");
+	    "function: strict: the element's type error is still raised");
 	same(fn_idx, fn_plain, rules,
 	    "x = data.t.m with data.t.host_matches as data.t.mock",
 	    "{\"host\": \"zzz\"}", false, "[{\"x\":[0,1,2,4,5,6,7]}]",
