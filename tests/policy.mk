@@ -9,11 +9,13 @@ TESTS += \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
 	tests/conformance/rego.sh \
-	tests/integration/policy-cli.sh
+	tests/integration/policy-cli.sh \
+	tests/integration/policy-test.sh
 tests_rego_conformance_SOURCES = tests/conformance/rego-conformance.c
 EXTRA_DIST += \
 	tests/conformance/rego.sh \
 	tests/integration/policy-cli.sh \
+	tests/integration/policy-test.sh \
 	tests/conformance/rego-todo.txt
 
 ## The egress benchmark (make bench).
