@@ -2063,7 +2063,9 @@ fn_index_elem(const struct jplan *jp, uint32_t pos, struct axv *pv,
 		bool maybe = false, fail = false;
 		struct axv *key = NULL;
 		int keykind = 0;
-		for (i = 0; i < fd->n; i++) {
+		/* in body order: the first expression that fails or
+		 * errors ends the definition */
+		for (i = 0; i < fd->n && !maybe && !fail; i++) {
 			const struct fexpr *fe = &fd->e[i];
 			struct axv *v1 = NULL, *v2 = NULL;
 			if (fe->kind == -1 || fe->kind == -2) {
