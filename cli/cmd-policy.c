@@ -348,6 +348,114 @@ out:
 }
 
 static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Run one test rule: 1 passed (defined and true), 0 failed, -1 error
+ * (message in err). */
+static int
+run_test(struct axp_policy *p, const char *name, struct axp_error *err)
+{
+	struct axp_query *q = axp_query_prepare(p, name, err);
+	struct axv *res = NULL, *ex = NULL, *row, *v;
+	int rc = -1;
+
+	if (q == NULL)
+		return -1;
+	if (axp_eval_exprs(q, NULL, NULL, &res, &ex, err) == 0) {
+		row = axv_array_len(ex) > 0 ? axv_array_get(ex, 0) : NULL;
+		v = row && axv_array_len(row) > 0 ? axv_array_get(row, 0)
+						  : NULL;
+		rc = v != NULL && axv_kind(v) == AXV_BOOL && axv_bool_get(v);
+	}
+	axv_unref(res);
+	axv_unref(ex);
+	axp_query_free(q);
+	return rc;
+}
+
+/* axgate policy test [-v] FILE_OR_DIR...: evaluate every test_* rule as
+ * `opa test` does; print the failures (every test with -v) and the
+ * counts; exit 1 if any test failed. */
+static int
+policy_test(int argc, char **argv)
+{
+	struct loader ld;
+	struct axp_policy *p;
+	const char **names = NULL;
+	size_t n = 0, i, passed = 0, failed = 0;
+	bool verbose = false;
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt(argc, argv, "vh")) != -1) {
+		if (ch != 'v') {
+			axg_cmd_usage(&axg_cmd_policy);
+			return ch == 'h' ? AXG_EXIT_OK : AXG_EXIT_USAGE;
+		}
+		verbose = true;
+	}
+	if (optind >= argc) {
+		axg_cmd_usage(&axg_cmd_policy);
+		return AXG_EXIT_USAGE;
+	}
+	memset(&ld, 0, sizeof(ld));
+	ld.c = axp_compiler_new();
+	for (ch = optind; ch < argc; ch++)
+		load_path(&ld, argv[ch], true);
+	p = compile_loaded(&ld);
+	if (p == NULL) {
+		axp_compiler_free(ld.c);
+		axv_unref(ld.data);
+		return AXG_EXIT_FAIL;
+	}
+	names = axg_calloc(p->ngroups + 1, sizeof(*names));
+	for (i = 0; i < p->ngroups; i++) {
+		const struct rgroup *g = p->groups[i];
+		const char *last = strrchr(g->name, '.');
+		if (g->kind != RG_FUNC && last != NULL &&
+		    strncmp(last + 1, "test_", 5) == 0)
+			names[n++] = g->name;
+	}
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (i = 0; i < n; i++) {
+		struct axp_error err;
+		const struct rgroup *g = NULL;
+		const struct ast_loc *loc = NULL;
+		size_t j;
+		int r;
+		memset(&err, 0, sizeof(err));
+		r = run_test(p, names[i], &err);
+		for (j = 0; j < p->ngroups && g == NULL; j++)
+			if (p->groups[j]->name == names[i])
+				g = p->groups[j];
+		if (g != NULL && g->ndefs > 0)
+			loc = &g->defs[0]->ast->loc;
+		if (r == 1)
+			passed++;
+		else
+			failed++;
+		if (r != 1 || verbose)
+			printf("%s: %s (%s:%d)%s%s\n", names[i],
+			    r == 1	 ? "PASS"
+				: r == 0 ? "FAIL"
+					 : "ERROR",
+			    loc && loc->file ? loc->file : "?",
+			    loc ? loc->line : 0, r < 0 ? ": " : "",
+			    r < 0 && err.message ? err.message : "");
+		axp_error_clear(&err);
+	}
+	printf("%zu passed, %zu failed\n", passed, failed);
+	free(names);
+	axp_policy_free(p);
+	axp_compiler_free(ld.c);
+	axv_unref(ld.data);
+	return failed > 0 ? AXG_EXIT_FAIL : AXG_EXIT_OK;
+}
+
+static int
 cmd_policy(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
@@ -363,6 +471,8 @@ cmd_policy(int argc, char **argv)
 		return axg_policy_explain(argc - 1, argv + 1);
 	if (strcmp(argv[1], "show-builtin") == 0)
 		return axg_policy_show_builtin(argc - 1, argv + 1);
+	if (strcmp(argv[1], "test") == 0)
+		return policy_test(argc - 1, argv + 1);
 	fprintf(stderr, "axgate policy: %s: not available in this version\n",
 	    argv[1]);
 	return AXG_EXIT_USAGE;
@@ -379,6 +489,6 @@ const struct axg_cmd axg_cmd_policy = {
 		 "--connect HOST:PORT | --http URL [--method M] | --address "
 		 "HOST:PORT=ADDR | --inference ROUTE [--model M]\n"
 		 "axgate policy show-builtin\n"
-		 "axgate policy test DIR...\naxgate policy fmt [-w] FILE...\n",
+		 "axgate policy test [-v] FILE_OR_DIR...\n",
 	.run = cmd_policy,
 };

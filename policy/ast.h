@@ -53,6 +53,9 @@ enum ast_expr_kind {
 	E_SOME,	   /* some vars (terms, all T_VAR) */
 	E_SOME_IN, /* some [key,] value in coll */
 	E_EVERY,   /* every [key,] value in coll { body } */
+	E_GROUP,   /* { body } or ( expr ): true once if body has a solution */
+	E_AND,	   /* alts[0] and alts[1] ...: each alt true (once) */
+	E_OR,	   /* alts[0] or alts[1] ...: the first alt that is true */
 };
 
 struct ast_with {
@@ -67,7 +70,9 @@ struct ast_expr {
 	struct ast_term *key, *value, *coll; /* some-in, every */
 	struct ast_term **vars;		     /* some */
 	size_t nvars;
-	struct ast_body *body; /* every */
+	struct ast_body *body;	/* every, group */
+	struct ast_body **alts; /* and, or: operands, each its own scope */
+	size_t nalts;
 	struct ast_with *withs;
 	size_t nwiths;
 };

@@ -93,7 +93,76 @@ bi_template_string(struct axp_bctx *ctx, struct axv *const *args,
 	return AXP_BI_OK;
 }
 
+/* walk(x, [path, value]) is a relation: the compiler calls walk(x) for
+ * the array of every [path, value] pair of x, pre-order (x itself first,
+ * then each child in key order), and iterates over it. */
+#define WALK_MAX_DEPTH 1024
+
+static int
+walk_into(struct axp_bctx *ctx, struct axv *x, struct axv *path,
+    struct axv *acc, int depth)
+{
+	struct axv *pair = axv_array_new(2);
+	size_t i, n, j;
+
+	if (depth > WALK_MAX_DEPTH)
+		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+		    "value nested too deeply");
+	axv_array_push(pair, axv_ref(path));
+	axv_array_push(pair, axv_ref(x));
+	axv_array_push(acc, pair);
+	switch (axv_kind(x)) {
+	case AXV_ARRAY:
+	case AXV_OBJECT:
+	case AXV_SET:
+		break;
+	default:
+		return AXP_BI_OK;
+	}
+	n = (size_t)axv_count(x);
+	for (i = 0; i < n; i++) {
+		struct axv *k, *v, *sub;
+		int rc;
+		if (axv_kind(x) == AXV_ARRAY) {
+			k = axv_int((int64_t)i);
+			v = axv_array_get(x, i);
+		} else if (axv_kind(x) == AXV_OBJECT) {
+			k = axv_ref(axv_object_key(x, i));
+			v = axv_object_val(x, i);
+		} else {
+			k = axv_ref(axv_set_at(x, i));
+			v = k;
+		}
+		sub = axv_array_new(axv_array_len(path) + 1);
+		for (j = 0; j < axv_array_len(path); j++)
+			axv_array_push(sub, axv_ref(axv_array_get(path, j)));
+		axv_array_push(sub, axv_ref(k));
+		rc = walk_into(ctx, v, sub, acc, depth + 1);
+		axv_unref(sub);
+		axv_unref(k);
+		if (rc != AXP_BI_OK)
+			return rc;
+	}
+	return AXP_BI_OK;
+}
+
+static int
+bi_walk(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	struct axv *acc = axv_array_new(0), *root = axv_array_new(0);
+	int rc = walk_into(ctx, args[0], root, acc, 0);
+
+	axv_unref(root);
+	if (rc != AXP_BI_OK) {
+		axv_unref(acc);
+		return rc;
+	}
+	*out = acc;
+	return AXP_BI_OK;
+}
+
 const struct axp_builtin axp_builtins_internal[] = {
+	{ "walk", 1, bi_walk, "(any) => array[array]", 0 },
 	{ "internal.template_string", 1, bi_template_string,
 	    "(array) => string", 0 },
 	{ "internal.member_2", 2, bi_member_2, "(any, any) => boolean", 0 },

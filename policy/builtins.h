@@ -111,5 +111,6 @@ extern const struct axp_builtin axp_builtins_x509[];
 
 extern const struct axp_builtin axp_builtins_math[];
 extern const struct axp_builtin axp_builtins_graph[];
+extern const struct axp_builtin axp_builtins_uri[];
 
 #endif /* AXP_BUILTINS_H */

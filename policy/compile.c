@@ -652,6 +652,8 @@ cap_body(struct capctx *x, struct ast_body *b)
 		cap_term(x, e->value);
 		cap_term(x, e->coll);
 		cap_body(x, e->body);
+		for (j = 0; j < e->nalts; j++)
+			cap_body(x, e->alts[j]);
 		for (j = 0; j < e->nwiths; j++)
 			cap_term(x, e->withs[j].value);
 	}
@@ -816,8 +818,33 @@ expr_ready(struct cc *cc, struct ast_expr *e)
 	case E_EVERY:
 		return t_evaluable(cc, e->coll) &&
 		    closure_ready(cc, NULL, e->body);
+	case E_GROUP:
+		return closure_ready(cc, NULL, e->body);
+	case E_AND:
+	case E_OR:
+		for (i = 0; i < e->nalts; i++)
+			if (!closure_ready(cc, NULL, e->alts[i]))
+				return false;
+		return true;
 	}
 	return false;
+}
+
+/* Report the first unbound outer var a nested body refers to. */
+static void report_unsafe_term(struct cc *cc, struct ast_term *t);
+
+static void
+report_unsafe_body(struct cc *cc, struct ast_body *b)
+{
+	struct capctx x;
+
+	memset(&x, 0, sizeof(x));
+	x.cc = cc;
+	x.ok = true;
+	cap_body(&x, b);
+	free(x.inner.v);
+	if (!x.ok)
+		report_unsafe_term(cc, (struct ast_term *)x.unsafe);
 }
 
 /* Report the unbound vars of an expression that could not be ordered. */
@@ -927,6 +954,7 @@ lower_eval(struct cc *cc, struct ast_term *t, struct sbuf *sb);
 static struct opd
 lower_pattern(struct cc *cc, struct ast_term *t, struct sbuf *sb);
 static void lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb);
+static struct block *lower_scoped(struct cc *cc, struct ast_body *body);
 
 /* A constant composite folds into one value. */
 static struct opd
@@ -1286,6 +1314,26 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 	args = ast_alloc(cc->C->A, (arity + 1) * sizeof(*args));
 	for (i = 0; i < arity; i++)
 		args[i] = lower_eval(cc, t->items[i], sb);
+	if (t->n == arity + 1 && bi != NULL && strcmp(bi->name, "walk") == 0) {
+		/* the relation walk(x, [path, value]): iterate the pairs */
+		struct opd pairs = opd_local(temp(cc)), k;
+		out = lower_pattern(cc, t->items[arity], sb);
+		s = emit(sb, IR_CALL, &t->loc);
+		s->args = args;
+		s->nargs = (uint32_t)arity;
+		s->c = pairs;
+		s->bi = bi;
+		mark_bound_opd(cc, &pairs);
+		k = opd_local(temp(cc));
+		s = emit(sb, IR_SCAN, &t->loc);
+		s->a = pairs;
+		s->b = k;
+		s->c = out;
+		mark_bound_opd(cc, &k);
+		mark_bound_opd(cc, &out);
+		*stmt_only = true;
+		return out;
+	}
 	if (t->n == arity + 1) {
 		out = lower_pattern(cc, t->items[arity], sb);
 		*stmt_only = true;
@@ -1413,6 +1461,12 @@ lower_pattern(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 }
 
 static void lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb);
+struct jplan;
+static void lower_some_in(struct cc *cc, struct ast_expr *e, struct sbuf *sb,
+    struct jplan *jp);
+static void
+cc_init(struct cc *cc, struct comp *C, struct ast_module *m, struct vscope *sc);
+static void cc_free(struct cc *cc);
 
 static struct block *
 lower_sub(struct cc *cc, struct ast_expr *e, bool keep_bound)
@@ -1589,19 +1643,9 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 		return;
 	case E_SOME:
 		return;
-	case E_SOME_IN: {
-		struct opd coll = lower_eval(cc, e->coll, sb), k, v;
-		k = e->key ? lower_pattern(cc, e->key, sb)
-			   : opd_local(temp(cc));
-		v = lower_pattern(cc, e->value, sb);
-		s = emit(sb, IR_SCAN, &e->loc);
-		s->a = coll;
-		s->b = k;
-		s->c = v;
-		mark_bound_opd(cc, &k);
-		mark_bound_opd(cc, &v);
+	case E_SOME_IN:
+		lower_some_in(cc, e, sb, NULL);
 		return;
-	}
 	case E_EVERY: {
 		struct opd coll = lower_eval(cc, e->coll, sb);
 		struct vscope sc;
@@ -1633,7 +1677,666 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 		s->blk = blk;
 		return;
 	}
+	case E_GROUP: {
+		struct block *blk = lower_scoped(cc, e->body);
+		s = emit(sb, IR_ANY, &e->loc);
+		s->blk = blk;
+		return;
 	}
+	case E_AND: {
+		size_t i;
+		for (i = 0; i < e->nalts; i++) {
+			struct block *blk = lower_scoped(cc, e->alts[i]);
+			s = emit(sb, IR_ANY, &e->loc);
+			s->blk = blk;
+		}
+		return;
+	}
+	case E_OR: {
+		struct block **alts =
+		    ast_alloc(cc->C->A, e->nalts * sizeof(*alts));
+		size_t i;
+		for (i = 0; i < e->nalts; i++)
+			alts[i] = lower_scoped(cc, e->alts[i]);
+		s = emit(sb, IR_ANY, &e->loc);
+		s->blk = alts[0];
+		s->alts = alts + 1;
+		s->nalts = (uint32_t)(e->nalts - 1);
+		return;
+	}
+	}
+}
+
+/* ---- join indexes: some x in <constant collection>; <filter on x> ----
+ *
+ * When the expression lowered right after `some [k,] x in C` (C a base
+ * document or a constant) is a filter whose only other input is a probe
+ * value known before the scan (input.host, a bound var, a constant), the
+ * scan is lowered as ISCAN with an index (jidx.h) that gives, for the
+ * probe's value, the elements the filter may accept.  The filter still
+ * runs for those.  Recognised filters:
+ *   x.f == T, x.f = T                  the probe equals the element's key
+ *   startswith(T, x.f), endswith(T, x.f)  prefix / suffix of the probe
+ *   f(x.f, T) or f(T, x.f), f a function whose every definition is a
+ *   conjunction of guards on its element parameter p and at most one
+ *   condition on the probe parameter h: h == K(p), startswith(h, K(p)),
+ *   endswith(h, K(p)), with K and the guards built from the builtins
+ *   below.  The guards and K are evaluated once per element, here.
+ * An element whose key cannot be computed without an error, or whose
+ * key is not a string where the condition needs one, is kept for every
+ * probe, so an error the scan would raise is still raised. */
+enum { JF_EQ, JF_PREFIX, JF_SUFFIX, JF_FUNC };
+
+/* A static term, resolved once: a constant, the element parameter, an
+ * array of static terms or a builtin call on them. */
+struct sterm {
+	int kind; /* 0 constant, 1 parameter, 2 array, 3 call */
+	struct axv *val;
+	const struct axp_builtin *bi;
+	struct sterm **a;
+	size_t n;
+};
+
+/* One expression of a function definition: a guard (kind -1: g1 is
+ * true; -2: g1 equals g2) or a condition on the probe (JK_*, key). */
+struct fexpr {
+	int kind;
+	struct sterm *g1, *g2, *key;
+};
+
+struct fdef {
+	struct fexpr *e;
+	size_t n;
+};
+
+struct jplan {
+	int form;
+	struct axv *path; /* element path: array of keys */
+	struct ast_term *probe;
+	struct rgroup *rg; /* JF_FUNC */
+	size_t epos;	   /* JF_FUNC: the element's argument */
+	struct fdef *defs; /* JF_FUNC: rg->ndefs of them (arena) */
+};
+
+static const char *const jidx_builtins[] = { "equal", "neq", "startswith",
+	"endswith", "contains", "trim_prefix", "trim_suffix", "trim",
+	"trim_left", "trim_right", "lower", "upper", "concat", "is_string",
+	"count", "lt", "lte", "gt", "gte", NULL };
+
+/* x itself or x.k1.k2... with constant keys: the path, else NULL */
+static struct axv *
+elem_path(struct ast_term *t, const char *x)
+{
+	struct axv *p;
+	size_t i;
+
+	if (t->kind == T_VAR)
+		return strcmp(t->name, x) == 0 ? axv_array_new(0) : NULL;
+	if (t->kind != T_REF || t->items[0]->kind != T_VAR ||
+	    strcmp(t->items[0]->name, x) != 0)
+		return NULL;
+	for (i = 1; i < t->n; i++)
+		if (t->items[i]->kind != T_SCALAR)
+			return NULL;
+	p = axv_array_new(t->n);
+	for (i = 1; i < t->n; i++)
+		axv_array_push(p, axv_ref(t->items[i]->val));
+	return p;
+}
+
+/* A probe that evaluates without an error, before the scan: a constant,
+ * a bound var, or input/a bound var followed by constant keys. */
+static bool
+probe_ok(struct cc *cc, struct ast_term *t)
+{
+	struct ast_term *h = t->kind == T_REF ? t->items[0] : t;
+	struct var *lv;
+	struct ast_import *imp;
+	enum gkind g;
+	size_t i;
+
+	if (t->kind == T_SCALAR)
+		return true;
+	if (h->kind != T_VAR || is_wildcard(h->name))
+		return false;
+	for (i = 1; t->kind == T_REF && i < t->n; i++)
+		if (t->items[i]->kind != T_SCALAR)
+			return false;
+	g = resolve_name(cc, h->name, &lv, &imp);
+	if (g == G_LOCAL)
+		return cc->bound[lv->slot];
+	return g == G_INPUT;
+}
+
+static const struct axp_builtin *
+jidx_builtin(struct cc *cc, struct ast_term *fn)
+{
+	struct rgroup *rg = NULL;
+	char nm[256];
+	const struct axp_builtin *bi =
+	    resolve_builtin(cc, fn, &rg, nm, sizeof(nm));
+	size_t i;
+
+	for (i = 0; bi != NULL && jidx_builtins[i] != NULL; i++)
+		if (strcmp(bi->name, jidx_builtins[i]) == 0)
+			return bi;
+	return NULL;
+}
+
+/* A term of constants, the var p and the builtins above (no h). */
+static bool
+static_term(struct cc *fcc, struct ast_term *t, const char *p)
+{
+	const struct axp_builtin *bi;
+	size_t i;
+
+	switch (t->kind) {
+	case T_SCALAR:
+		return true;
+	case T_VAR:
+		return strcmp(t->name, p) == 0;
+	case T_ARRAY:
+		for (i = 0; i < t->n; i++)
+			if (!static_term(fcc, t->items[i], p))
+				return false;
+		return true;
+	case T_CALL:
+		bi = jidx_builtin(fcc, t->key);
+		if (bi == NULL || (size_t)bi->arity != t->n)
+			return false;
+		for (i = 0; i < t->n; i++)
+			if (!static_term(fcc, t->items[i], p))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The resolved form of a static term (checked by static_term). */
+static struct sterm *
+sterm_of(struct cc *fcc, struct ast_term *t)
+{
+	struct sterm *st = ast_alloc(fcc->C->A, sizeof(*st));
+	size_t i;
+
+	switch (t->kind) {
+	case T_SCALAR:
+		st->kind = 0;
+		st->val = t->val;
+		break;
+	case T_VAR:
+		st->kind = 1;
+		break;
+	default:
+		st->kind = t->kind == T_ARRAY ? 2 : 3;
+		if (st->kind == 3)
+			st->bi = jidx_builtin(fcc, t->key);
+		st->n = t->n;
+		st->a = ast_alloc(fcc->C->A, (t->n + 1) * sizeof(*st->a));
+		for (i = 0; i < t->n; i++)
+			st->a[i] = sterm_of(fcc, t->items[i]);
+		break;
+	}
+	return st;
+}
+
+/* Evaluate a static term with the parameter = pv: 0 (*out NULL:
+ * undefined) or -1 on an error. */
+static int
+static_eval(const struct sterm *t, struct axv *pv, struct axv **out)
+{
+	struct axv *args[8] = { NULL };
+	struct axp_bctx ctx;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	switch (t->kind) {
+	case 0:
+		*out = axv_ref(t->val);
+		return 0;
+	case 1:
+		*out = axv_ref(pv);
+		return 0;
+	case 2: {
+		struct axv *a = axv_array_new(t->n), *e;
+		for (i = 0; i < t->n; i++) {
+			if (static_eval(t->a[i], pv, &e) < 0 || e == NULL) {
+				axv_unref(a);
+				return e == NULL ? 0 : -1;
+			}
+			axv_array_push(a, e);
+		}
+		*out = a;
+		return 0;
+	}
+	default:
+		if (t->n > AXG_ARRAY_LEN(args))
+			return -1;
+		for (i = 0; i < t->n; i++) {
+			if ((rc = static_eval(t->a[i], pv, &args[i])) < 0 ||
+			    args[i] == NULL)
+				goto done;
+		}
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.name = t->bi->name;
+		ctx.strict = true;
+		rc = t->bi->fn(&ctx, args, out);
+		if (rc == AXP_BI_OK) {
+			rc = 0;
+		} else if (rc == AXP_BI_UNDEF) {
+			rc = 0;
+			*out = NULL;
+		} else {
+			rc = -1;
+			*out = NULL;
+		}
+	done:
+		for (i = 0; i < t->n; i++)
+			axv_unref(args[i]);
+		return rc;
+	}
+}
+
+/* One expression of a function body, with p the element parameter and h
+ * the probe parameter: a guard on p (kind -1), or a condition on h with
+ * its key term K(p).  false if neither. */
+static bool
+fn_expr(struct cc *fcc, struct ast_expr *e, const char *p, const char *h,
+    int *kind, struct ast_term **key, struct ast_term **g1,
+    struct ast_term **g2)
+{
+	struct ast_term *a, *b;
+	const struct axp_builtin *bi;
+
+	*key = *g1 = *g2 = NULL;
+	if (e->negated || e->nwiths > 0)
+		return false;
+	if (e->kind == E_UNIFY) {
+		a = e->a;
+		b = e->b;
+	} else if (e->kind == E_TERM && e->a->kind == T_CALL) {
+		bi = jidx_builtin(fcc, e->a->key);
+		if (bi == NULL || (size_t)bi->arity != e->a->n)
+			return false;
+		if (static_term(fcc, e->a, p)) {
+			*kind = -1;
+			*g1 = e->a;
+			return true;
+		}
+		if (e->a->n != 2)
+			return false;
+		a = e->a->items[0];
+		b = e->a->items[1];
+		if (strcmp(bi->name, "startswith") == 0 ||
+		    strcmp(bi->name, "endswith") == 0) {
+			if (a->kind != T_VAR || strcmp(a->name, h) != 0 ||
+			    !static_term(fcc, b, p))
+				return false;
+			*kind = bi->name[0] == 's' ? JK_PREFIX : JK_SUFFIX;
+			*key = b;
+			return true;
+		}
+		if (strcmp(bi->name, "equal") != 0)
+			return false;
+	} else {
+		return false;
+	}
+	/* a == b, a = b */
+	if (static_term(fcc, a, p) && static_term(fcc, b, p)) {
+		*kind = -2; /* guard: a equals b */
+		*g1 = a;
+		*g2 = b;
+		return true;
+	}
+	if (b->kind == T_VAR && strcmp(b->name, h) == 0) {
+		struct ast_term *t = a;
+		a = b;
+		b = t;
+	}
+	if (a->kind != T_VAR || strcmp(a->name, h) != 0 ||
+	    !static_term(fcc, b, p))
+		return false;
+	*kind = JK_EQ;
+	*key = b;
+	return true;
+}
+
+/* Can every definition of rg be read as guards plus one condition?  The
+ * resolved definitions (arena), or NULL. */
+static struct fdef *
+fn_plan(struct comp *C, struct rgroup *rg, size_t epos)
+{
+	struct cc fcc;
+	struct vscope sc;
+	struct fdef *defs = NULL;
+	uint32_t d;
+	size_t i;
+	bool ok = rg->kind == RG_FUNC && rg->nargs == 2 && rg->defval == NULL &&
+	    rg->defdef == NULL && rg->ndefs > 0;
+
+	cc_init(&fcc, C, rg->mod, &sc);
+	if (ok)
+		defs = ast_alloc(C->A, rg->ndefs * sizeof(*defs));
+	for (d = 0; ok && d < rg->ndefs; d++) {
+		struct ast_rule *r = rg->defs[d]->ast;
+		const char *p, *h;
+		size_t n = r->body ? r->body->n : 0;
+		if (rg->defs[d]->els != NULL || r->nargs != 2 ||
+		    r->args[0]->kind != T_VAR || r->args[1]->kind != T_VAR ||
+		    strcmp(r->args[0]->name, r->args[1]->name) == 0) {
+			ok = false;
+			break;
+		}
+		p = r->args[epos]->name;
+		h = r->args[1 - epos]->name;
+		defs[d].e = ast_alloc(C->A, (n + 1) * sizeof(*defs[d].e));
+		defs[d].n = n;
+		for (i = 0; i < n; i++) {
+			struct fexpr *fe = &defs[d].e[i];
+			struct ast_term *k, *g1, *g2;
+			if (!fn_expr(&fcc, r->body->e[i], p, h, &fe->kind, &k,
+				&g1, &g2)) {
+				ok = false;
+				break;
+			}
+			fe->g1 = g1 ? sterm_of(&fcc, g1) : NULL;
+			fe->g2 = g2 ? sterm_of(&fcc, g2) : NULL;
+			fe->key = k ? sterm_of(&fcc, k) : NULL;
+		}
+	}
+	cc_free(&fcc);
+	return ok ? defs : NULL;
+}
+
+/* The keys of element value pv (the function's element argument). */
+static void
+fn_index_elem(const struct jplan *jp, uint32_t pos, struct axv *pv,
+    struct jidx_builder *jb)
+{
+	uint32_t d;
+	size_t i;
+
+	for (d = 0; d < jp->rg->ndefs; d++) {
+		const struct fdef *fd = &jp->defs[d];
+		bool maybe = false, fail = false;
+		struct axv *key = NULL;
+		int keykind = 0;
+		/* in body order: the first expression that fails or
+		 * errors ends the definition */
+		for (i = 0; i < fd->n && !maybe && !fail; i++) {
+			const struct fexpr *fe = &fd->e[i];
+			struct axv *v1 = NULL, *v2 = NULL;
+			if (fe->kind == -1 || fe->kind == -2) {
+				if (static_eval(fe->g1, pv, &v1) < 0 ||
+				    (fe->g2 &&
+					static_eval(fe->g2, pv, &v2) < 0))
+					maybe = true;
+				else if (v1 == NULL || (fe->g2 && v2 == NULL))
+					fail = true;
+				else if (fe->g2 ? !axv_equal(v1, v2)
+						: axv_kind(v1) == AXV_BOOL &&
+					    !axv_bool_get(v1))
+					fail = true;
+				axv_unref(v1);
+				axv_unref(v2);
+				continue;
+			}
+			if (static_eval(fe->key, pv, &v1) < 0 ||
+			    (fe->kind != JK_EQ && v1 != NULL &&
+				axv_kind(v1) != AXV_STRING))
+				maybe = true;
+			else if (v1 == NULL)
+				fail = true;
+			else if (key == NULL) {
+				key = axv_ref(v1);
+				keykind = fe->kind;
+			}
+			axv_unref(v1);
+		}
+		if (maybe || (!fail && key == NULL))
+			jidx_add_always(jb, pos);
+		else if (!fail)
+			jidx_add(jb, pos, (enum jidx_kind)keykind, key);
+		axv_unref(key);
+	}
+}
+
+/* Does the filter expression f fit one of the forms, for element var x? */
+static bool
+jplan_filter(struct cc *cc, struct ast_expr *f, const char *x, struct jplan *jp)
+{
+	struct ast_term *a, *b;
+	struct rgroup *rg = NULL;
+	char nm[256];
+	const struct axp_builtin *bi = NULL;
+	size_t i;
+
+	memset(jp, 0, sizeof(*jp));
+	if (f->negated || f->nwiths > 0)
+		return false;
+	if (f->kind == E_UNIFY) {
+		a = f->a;
+		b = f->b;
+		jp->form = JF_EQ;
+	} else if (f->kind == E_TERM && f->a->kind == T_CALL && f->a->n == 2) {
+		a = f->a->items[0];
+		b = f->a->items[1];
+		bi = resolve_builtin(cc, f->a->key, &rg, nm, sizeof(nm));
+		if (rg != NULL) {
+			jp->form = JF_FUNC;
+			jp->rg = rg;
+		} else if (bi != NULL && strcmp(bi->name, "equal") == 0) {
+			jp->form = JF_EQ;
+		} else if (bi != NULL &&
+		    (strcmp(bi->name, "startswith") == 0 ||
+			strcmp(bi->name, "endswith") == 0)) {
+			/* startswith(T, x.f): the element's key is a prefix */
+			jp->form = bi->name[0] == 's' ? JF_PREFIX : JF_SUFFIX;
+			if ((jp->path = elem_path(b, x)) == NULL)
+				return false;
+			jp->probe = a;
+			return probe_ok(cc, a);
+		} else {
+			return false;
+		}
+	} else {
+		return false;
+	}
+	for (i = 0; i < 2; i++) {
+		struct ast_term *e = i == 0 ? a : b, *o = i == 0 ? b : a;
+		if ((jp->path = elem_path(e, x)) != NULL) {
+			if (probe_ok(cc, o)) {
+				jp->probe = o;
+				jp->epos = i;
+				break;
+			}
+			axv_unref(jp->path);
+			jp->path = NULL;
+		}
+	}
+	if (jp->path == NULL)
+		return false;
+	if (jp->form == JF_FUNC &&
+	    (jp->defs = fn_plan(cc->C, jp->rg, jp->epos)) == NULL) {
+		axv_unref(jp->path);
+		jp->path = NULL;
+		return false;
+	}
+	return true;
+}
+
+static struct axv *
+jpath_get(struct axv *v, struct axv *path)
+{
+	size_t i;
+	int64_t ix;
+
+	for (i = 0; v != NULL && i < axv_array_len(path); i++) {
+		struct axv *k = axv_array_get(path, i);
+		switch (axv_kind(v)) {
+		case AXV_OBJECT:
+			v = axv_object_get(v, k);
+			break;
+		case AXV_ARRAY:
+			v = axv_kind(k) == AXV_NUMBER &&
+				axv_num_get_i64(k, &ix) && ix >= 0
+			    ? axv_array_get(v, (size_t)ix)
+			    : NULL;
+			break;
+		case AXV_SET:
+			v = axv_set_contains(v, k) ? k : NULL;
+			break;
+		default:
+			v = NULL;
+		}
+	}
+	return v;
+}
+
+/* Build the index over coll for plan jp; NULL if it would not help. */
+static const struct jidx *
+jidx_build(struct cc *cc, struct axv *coll, struct jplan *jp)
+{
+	struct jidx_builder *jb;
+	const struct jidx *x;
+	size_t n, j;
+
+	if (axv_kind(coll) != AXV_ARRAY && axv_kind(coll) != AXV_OBJECT &&
+	    axv_kind(coll) != AXV_SET)
+		return NULL;
+	n = (size_t)axv_count(coll);
+	if (n < 4 || n > UINT32_MAX / 2)
+		return NULL;
+	jb = jidx_builder_new(coll);
+	if (jp->form == JF_PREFIX || jp->form == JF_SUFFIX)
+		jidx_need_string(jb);
+	if (jp->form == JF_FUNC) /* conditions call string builtins */
+		jidx_need_string(jb);
+	for (j = 0; j < n; j++) {
+		struct axv *el = axv_kind(coll) == AXV_ARRAY
+		    ? axv_array_get(coll, j)
+		    : axv_kind(coll) == AXV_OBJECT ? axv_object_val(coll, j)
+						   : axv_set_at(coll, j);
+		struct axv *v = jpath_get(el, jp->path);
+		if (v == NULL)
+			continue; /* the filter is undefined for it */
+		switch (jp->form) {
+		case JF_EQ:
+			jidx_add(jb, (uint32_t)j, JK_EQ, v);
+			break;
+		case JF_PREFIX:
+			jidx_add(jb, (uint32_t)j, JK_PREFIX, v);
+			break;
+		case JF_SUFFIX:
+			jidx_add(jb, (uint32_t)j, JK_SUFFIX, v);
+			break;
+		default:
+			fn_index_elem(jp, (uint32_t)j, v, jb);
+			break;
+		}
+	}
+	x = jidx_freeze(jb, cc->C->A);
+	jidx_builder_free(jb);
+	return x;
+}
+
+/* The expression the body would lower right after b->e[at] (a some-in)
+ * binds its vars; NULL if none. */
+static struct ast_expr *
+next_filter(struct cc *cc, struct ast_body *b, const bool *done, size_t at)
+{
+	struct ast_expr *e = b->e[at], *f = NULL;
+	struct ast_term *kv[2] = { e->key, e->value };
+	uint32_t slots[2];
+	bool was[2];
+	size_t i, nk = 0;
+
+	for (i = 0; i < 2; i++) {
+		struct var *v;
+		if (kv[i] == NULL)
+			continue;
+		if (kv[i]->kind != T_VAR || is_wildcard(kv[i]->name) ||
+		    (v = scope_find(cc->sc, kv[i]->name)) == NULL)
+			return NULL;
+		slots[nk] = v->slot;
+		was[nk] = cc->bound[v->slot];
+		if (was[nk]) /* already bound: a lookup, not a scan */
+			goto restore;
+		cc->bound[v->slot] = true;
+		nk++;
+	}
+	for (i = 0; i < b->n; i++)
+		if (!done[i] && i != at && expr_ready(cc, b->e[i])) {
+			f = b->e[i];
+			break;
+		}
+restore:
+	for (i = 0; i < nk; i++)
+		cc->bound[slots[i]] = was[i];
+	return f;
+}
+
+/* some [k,] x in coll, as a SCAN, or an ISCAN when jp gives an index */
+static void
+lower_some_in(struct cc *cc, struct ast_expr *e, struct sbuf *sb,
+    struct jplan *jp)
+{
+	struct opd coll = lower_eval(cc, e->coll, sb), k, v, probe;
+	struct axv *cval = NULL;
+	const struct jidx *x = NULL;
+	struct stmt *s;
+
+	memset(&probe, 0, sizeof(probe));
+	if (jp != NULL) {
+		struct stmt *last = sb->n > 0 ? &sb->s[sb->n - 1] : NULL;
+		if (coll.kind == OPD_CONST)
+			cval = coll.val;
+		else if (coll.kind == OPD_LOCAL && last != NULL &&
+		    last->op == IR_BASEDATA && last->out == coll.slot)
+			cval = last->pre;
+		if (cval != NULL)
+			x = jidx_build(cc, cval, jp);
+		if (x != NULL)
+			probe = lower_eval(cc, jp->probe, sb);
+	}
+	k = e->key ? lower_pattern(cc, e->key, sb) : opd_local(temp(cc));
+	v = lower_pattern(cc, e->value, sb);
+	s = emit(sb, x ? IR_ISCAN : IR_SCAN, &e->loc);
+	s->a = coll;
+	s->b = k;
+	s->c = v;
+	if (x != NULL) {
+		s->idx = x;
+		s->args = ast_alloc(cc->C->A, sizeof(*s->args));
+		s->args[0] = probe;
+		s->nargs = 1;
+	}
+	mark_bound_opd(cc, &k);
+	mark_bound_opd(cc, &v);
+}
+
+/* A nested body with a scope of its own (and/or operands, { body }):
+ * stops at its first solution; its bindings do not leave it. */
+static struct block *
+lower_scoped(struct cc *cc, struct ast_body *body)
+{
+	struct vscope sc;
+	struct sbuf inner = { NULL, 0, 0 };
+	bool *saved = axg_reallocarray(NULL, cc->capbound + 1, sizeof(bool));
+	size_t nsaved = cc->nslots;
+	struct block *blk;
+
+	memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+	scope_push(cc, &sc);
+	collect_body(cc, body);
+	lower_body(cc, body, &inner);
+	blk = finish_block(cc->C, &inner, DONE_ANY);
+	scope_pop(cc);
+	memcpy(cc->bound, saved, nsaved * sizeof(bool));
+	free(saved);
+	return blk;
 }
 
 /* Order a body's expressions so every var is bound before use, lowering
@@ -1673,12 +2376,27 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 					    e->withs[j].value);
 				if (e->kind == E_EVERY)
 					report_unsafe_term(cc, NULL);
+				if (e->kind == E_GROUP)
+					report_unsafe_body(cc, e->body);
+				for (j = 0; j < e->nalts; j++)
+					report_unsafe_body(cc, e->alts[j]);
 			}
 			break;
 		}
 		done[i] = true;
 		left--;
 		cc->cur_expr = i;
+		if (b->e[i]->kind == E_SOME_IN && !b->e[i]->negated &&
+		    b->e[i]->nwiths == 0) {
+			struct ast_expr *f = next_filter(cc, b, done, i);
+			struct jplan jp;
+			if (f != NULL &&
+			    jplan_filter(cc, f, b->e[i]->value->name, &jp)) {
+				lower_some_in(cc, b->e[i], sb, &jp);
+				axv_unref(jp.path);
+				continue;
+			}
+		}
 		lower_expr(cc, b->e[i], sb);
 	}
 	free(done);

@@ -812,8 +812,9 @@ call_any(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi,
 	*out = NULL;
 	if (rc == AXP_BI_UNDEF)
 		return 0;
-	if (!ev->strict && ctx.code != AXP_ERR_EVAL_TYPE &&
-	    ctx.code != AXP_ERR_EVAL_BUILTIN)
+	/* as OPA: a builtin's error makes its call undefined, unless
+	 * strict builtin errors are asked for */
+	if (!ev->strict)
 		return 0;
 	return ev_error(ev, loc, ctx.code, "%s", ctx.msg);
 }
@@ -1032,6 +1033,56 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 	return rc;
 }
 
+/* SCAN through a join index: only the candidates for the probe, in the
+ * collection's order; everything when the index cannot answer (the
+ * collection is not the indexed value, data or functions are
+ * overridden, the key is already bound, the probe has the wrong type). */
+static int
+iscan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
+{
+	struct axv *coll = peek(ev, &s->a), *probe, *key;
+	struct jidx_cands c;
+	size_t j, mark = ev->ntrail;
+	int rc = 0;
+
+	if (coll == NULL || coll != jidx_coll(s->idx) || ev->nov > 0)
+		return scan(ev, b, i, s);
+	if ((key = get(ev, &s->b)) != NULL) {
+		axv_unref(key);
+		return scan_coll(ev, b, i, s, coll);
+	}
+	jidx_cands_init(&c);
+	if ((probe = peek(ev, &s->args[0])) == NULL ||
+	    jidx_lookup(s->idx, probe, &c) < 0) {
+		jidx_cands_free(&c);
+		return scan_coll(ev, b, i, s, coll);
+	}
+	for (j = 0; j < c.n && rc == 0; j++) {
+		size_t at = c.v[j];
+		struct axv *k, *v;
+		switch (axv_kind(coll)) {
+		case AXV_ARRAY:
+			k = axv_int((int64_t)at);
+			v = axv_array_get(coll, at);
+			break;
+		case AXV_OBJECT:
+			k = axv_ref(axv_object_key(coll, at));
+			v = axv_object_val(coll, at);
+			break;
+		default:
+			k = axv_ref(axv_set_at(coll, at));
+			v = k;
+			break;
+		}
+		if (unify_val(ev, &s->b, k) && unify_val(ev, &s->c, v))
+			rc = run(ev, b, i + 1);
+		axv_unref(k);
+		undo(ev, mark);
+	}
+	jidx_cands_free(&c);
+	return rc;
+}
+
 static int
 exec_call(struct ev *ev, const struct block *b, uint32_t i,
     const struct stmt *s)
@@ -1200,6 +1251,8 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 		return bind_run(ev, b, i, s->out, axv_ref(v));
 	case IR_SCAN:
 		return scan(ev, b, i, s);
+	case IR_ISCAN:
+		return iscan(ev, b, i, s);
 	case IR_CALL:
 	case IR_CALLFN:
 		return exec_call(ev, b, i, s);
@@ -1232,6 +1285,21 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 		if (rc == 1)
 			return 0;
 		return run(ev, b, i + 1);
+	case IR_ANY: {
+		uint32_t alt;
+		mark = ev->ntrail;
+		rc = run(ev, s->blk, 0);
+		undo(ev, mark);
+		for (alt = 0; rc == 0 && alt < s->nalts; alt++) {
+			rc = run(ev, s->alts[alt], 0);
+			undo(ev, mark);
+		}
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			return 0;
+		return run(ev, b, i + 1);
+	}
 	case IR_COMPR:
 		if (sub_collect(ev, s->blk, s->kind, &v) < 0)
 			return -1;

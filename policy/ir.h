@@ -15,6 +15,7 @@
 
 #include "policy/ast.h"
 #include "policy/builtins.h"
+#include "policy/jidx.h"
 #include "policy/value.h"
 
 enum ir_opcode {
@@ -91,6 +92,9 @@ struct stmt {
 	struct axv *path; /* BASEDATA: array of keys */
 	struct axv *pre;  /* BASEDATA: the value at path (NULL: undefined) */
 	struct block *blk;
+	struct block **alts;	/* ANY: blocks tried after blk */
+	const struct jidx *idx; /* ISCAN: the join index */
+	uint32_t nalts;
 	struct with_target *wt; /* WITH_PUSH: nargs targets, args values */
 };
 

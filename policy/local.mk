@@ -52,6 +52,8 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-x509.c \
 	%reldir%/builtins-math.c \
 	%reldir%/builtins-graph.c
+policy_libaxpolicy_core_la_SOURCES += %reldir%/jidx.h %reldir%/jidx.c
+policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-uri.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

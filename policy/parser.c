@@ -24,7 +24,8 @@ struct parser {
 	bool nl; /* newlines end literals here */
 	bool no_bar;
 	int wildcards;
-	struct axg_buf *pending; /* freed if a parse error unwinds */
+	bool kw_and, kw_or, kw_not; /* future.keywords.and/or/not imported */
+	struct axg_buf *pending;    /* freed if a parse error unwinds */
 	jmp_buf fail;
 };
 
@@ -793,12 +794,244 @@ parse_in_clause(struct parser *ps, struct ast_expr *e)
 	e->coll = parse_level(ps, 0);
 }
 
+/* A literal without its with modifiers: [not] term [(= | :=) term]. */
+static struct ast_expr *
+parse_simple(struct parser *ps)
+{
+	struct ast_loc loc = here(ps);
+	struct ast_expr *e;
+	struct ast_term *a;
+
+	e = mkexpr(ps, E_TERM, loc);
+	if (is_kw(ps, "not") && !kw_as_var(ps)) {
+		next(ps);
+		e->negated = true;
+	}
+	a = parse_term(ps);
+	if (!e->negated && is_punct(ps, ",") && !ps->no_bar) {
+		/* k, v in coll */
+		struct pmark m = mark(ps);
+		struct ast_term *v;
+		next(ps);
+		v = parse_level(ps, 0);
+		if (is_kw(ps, "in")) {
+			next(ps);
+			a = mkcall(ps, "internal.member_3", a->loc, a, v,
+			    parse_level(ps, 0));
+			while (at_in(ps)) {
+				next(ps);
+				a = mkcall(ps, "internal.member_2", a->loc, a,
+				    parse_level(ps, 0), NULL);
+			}
+		} else {
+			reset(ps, m);
+		}
+	}
+	if (is_punct(ps, ":=") || is_punct(ps, "=")) {
+		e->kind = is_punct(ps, ":=") ? E_ASSIGN : E_UNIFY;
+		next(ps);
+		e->a = a;
+		e->b = parse_term(ps);
+	} else {
+		e->a = a;
+	}
+	return e;
+}
+
+/* The experimental logic keywords (future.keywords.and/or/not). */
+static bool
+at_logic(struct parser *ps, const char *kw)
+{
+	bool on = kw[0] == 'a' ? ps->kw_and : ps->kw_or;
+
+	return on && is_kw(ps, kw) && !kw_as_var(ps) &&
+	    !(ps->nl && ps->tok.nl_before);
+}
+
+/* Look ahead from an opening ( or { to its match without consuming: does
+ * an and/or (or, for parentheses, with) keyword appear inside outside any
+ * other bracket, and does and/or follow the match? */
+static void
+scan_group(struct parser *ps, bool *inside, bool *after)
+{
+	struct pmark m = mark(ps);
+	int depth = 0, other = 0;
+	size_t steps = 0;
+
+	*inside = *after = false;
+	for (;;) {
+		if (ps->tok.kind == TK_EOF || ps->tok.kind == TK_ERROR ||
+		    ++steps > 100000)
+			break;
+		if (ps->tok.kind == TK_PUNCT) {
+			if (is_punct(ps, "(")) {
+				depth++;
+			} else if (is_punct(ps, ")")) {
+				depth--;
+			} else if (is_punct(ps, "{") || is_punct(ps, "[")) {
+				depth++;
+				other++;
+			} else if (is_punct(ps, "}") || is_punct(ps, "]")) {
+				depth--;
+				other--;
+			}
+			if (depth == 0) {
+				next(ps);
+				*after =
+				    at_logic(ps, "and") || at_logic(ps, "or");
+				break;
+			}
+		} else if (ps->tok.kind == TK_IDENT && !kw_as_var(ps)) {
+			if ((ps->kw_and && is_kw(ps, "and")) ||
+			    (ps->kw_or && is_kw(ps, "or")) ||
+			    is_kw(ps, "with")) {
+				/* in braces: directly inside; in parens: not
+				 * inside a brace or bracket */
+				if (other <= 1 && (other == 0 || depth == 1))
+					*inside = true;
+			}
+		}
+		next(ps);
+	}
+	reset(ps, m);
+}
+
+static struct ast_expr *parse_or(struct parser *ps, bool rhs);
+
+/* { body } as an operand: its own scope */
+static struct ast_expr *
+parse_brace_group(struct parser *ps)
+{
+	struct ast_expr *e = mkexpr(ps, E_GROUP, here(ps));
+
+	expect(ps, "{");
+	e->body = parse_body_until(ps, "}");
+	expect(ps, "}");
+	return e;
+}
+
+/* ( or-expression [with ...] ) */
+static struct ast_expr *
+parse_paren_group(struct parser *ps)
+{
+	bool save_nl = ps->nl, save_bar = ps->no_bar;
+	struct ast_expr *e;
+
+	expect(ps, "(");
+	ps->nl = false;
+	ps->no_bar = false;
+	e = parse_or(ps, false);
+	parse_withs(ps, e);
+	ps->nl = save_nl;
+	ps->no_bar = save_bar;
+	expect(ps, ")");
+	return e;
+}
+
+/* One operand of and/or: not? ({ body } | ( group ) | simple literal). */
+static struct ast_expr *
+parse_operand(struct parser *ps, bool rhs)
+{
+	struct ast_loc loc = here(ps);
+	bool logic = ps->kw_and || ps->kw_or, inside, after;
+	struct ast_expr *e;
+
+	if (!logic && !ps->kw_not)
+		return parse_simple(ps);
+	if (is_kw(ps, "not") && !kw_as_var(ps)) {
+		struct pmark m = mark(ps);
+		next(ps);
+		if (ps->kw_not && is_punct(ps, "{")) {
+			e = parse_brace_group(ps);
+		} else if (logic && is_punct(ps, "(") &&
+		    (scan_group(ps, &inside, &after), inside)) {
+			e = parse_paren_group(ps);
+		} else {
+			reset(ps, m);
+			return parse_simple(ps);
+		}
+		if (e->negated || e->nwiths > 0) {
+			struct ast_expr *g = mkexpr(ps, E_GROUP, loc);
+			g->body = ast_alloc(ps->a, sizeof(*g->body));
+			g->body->loc = loc;
+			g->body->e = ast_alloc(ps->a, sizeof(*g->body->e));
+			g->body->e[0] = e;
+			g->body->n = 1;
+			e = g;
+		}
+		e->negated = true;
+		e->loc = loc;
+		return e;
+	}
+	if (logic && is_punct(ps, "{")) {
+		scan_group(ps, &inside, &after);
+		if (rhs || inside || after)
+			return parse_brace_group(ps);
+	}
+	if (logic && is_punct(ps, "(")) {
+		scan_group(ps, &inside, &after);
+		if (inside)
+			return parse_paren_group(ps);
+	}
+	return parse_simple(ps);
+}
+
+static struct ast_body *
+operand_body(struct parser *ps, struct ast_expr *e)
+{
+	struct ast_body *b;
+
+	if (e->kind == E_GROUP && !e->negated && e->nwiths == 0)
+		return e->body;
+	b = ast_alloc(ps->a, sizeof(*b));
+	b->loc = e->loc;
+	b->e = ast_alloc(ps->a, sizeof(*b->e));
+	b->e[0] = e;
+	b->n = 1;
+	return b;
+}
+
+/* operand (kw operand)*; kw binds and tighter than or. */
+static struct ast_expr *
+parse_chain(struct parser *ps, const char *kw, bool rhs)
+{
+	struct ast_loc loc = here(ps);
+	struct ast_expr *ops[256], *e;
+	size_t n = 0, i;
+	bool is_and = kw[0] == 'a';
+
+	enter(ps);
+	ops[n++] =
+	    is_and ? parse_operand(ps, rhs) : parse_chain(ps, "and", rhs);
+	while (at_logic(ps, kw)) {
+		if (n == AXG_ARRAY_LEN(ops))
+			perr(ps, "too many %s operands", kw);
+		next(ps);
+		ops[n++] = is_and ? parse_operand(ps, true)
+				  : parse_chain(ps, "and", true);
+	}
+	ps->depth--;
+	if (n == 1)
+		return ops[0];
+	e = mkexpr(ps, is_and ? E_AND : E_OR, loc);
+	e->alts = ast_alloc(ps->a, n * sizeof(*e->alts));
+	for (i = 0; i < n; i++)
+		e->alts[i] = operand_body(ps, ops[i]);
+	e->nalts = n;
+	return e;
+}
+
+static struct ast_expr *
+parse_or(struct parser *ps, bool rhs)
+{
+	return parse_chain(ps, "or", rhs);
+}
+
 static struct ast_expr *
 parse_literal(struct parser *ps)
 {
 	struct ast_loc loc = here(ps);
 	struct ast_expr *e;
-	struct ast_term *a;
 
 	enter(ps);
 	if (is_kw(ps, "some") && !kw_as_var(ps)) {
@@ -840,39 +1073,7 @@ parse_literal(struct parser *ps)
 		ps->depth--;
 		return e;
 	}
-	e = mkexpr(ps, E_TERM, loc);
-	if (is_kw(ps, "not") && !kw_as_var(ps)) {
-		next(ps);
-		e->negated = true;
-	}
-	a = parse_term(ps);
-	if (!e->negated && is_punct(ps, ",") && !ps->no_bar) {
-		/* k, v in coll */
-		struct pmark m = mark(ps);
-		struct ast_term *v;
-		next(ps);
-		v = parse_level(ps, 0);
-		if (is_kw(ps, "in")) {
-			next(ps);
-			a = mkcall(ps, "internal.member_3", a->loc, a, v,
-			    parse_level(ps, 0));
-			while (at_in(ps)) {
-				next(ps);
-				a = mkcall(ps, "internal.member_2", a->loc, a,
-				    parse_level(ps, 0), NULL);
-			}
-		} else {
-			reset(ps, m);
-		}
-	}
-	if (is_punct(ps, ":=") || is_punct(ps, "=")) {
-		e->kind = is_punct(ps, ":=") ? E_ASSIGN : E_UNIFY;
-		next(ps);
-		e->a = a;
-		e->b = parse_term(ps);
-	} else {
-		e->a = a;
-	}
+	e = parse_or(ps, false);
 	parse_withs(ps, e);
 	ps->depth--;
 	return e;
@@ -1102,6 +1303,28 @@ init(struct parser *ps, struct ast_arena *a, const char *file, const char *src,
 	next(ps);
 }
 
+/* import future.keywords.and (or, not) turns on that keyword. */
+static void
+note_future_keyword(struct parser *ps, const struct ast_term *t)
+{
+	const char *kw;
+
+	if (t->kind != T_REF || t->n != 3 || t->items[0]->kind != T_VAR ||
+	    strcmp(t->items[0]->name, "future") != 0 ||
+	    t->items[1]->kind != T_SCALAR || t->items[2]->kind != T_SCALAR ||
+	    axv_kind(t->items[1]->val) != AXV_STRING ||
+	    axv_kind(t->items[2]->val) != AXV_STRING ||
+	    strcmp(axv_str(t->items[1]->val), "keywords") != 0)
+		return;
+	kw = axv_str(t->items[2]->val);
+	if (strcmp(kw, "and") == 0)
+		ps->kw_and = true;
+	else if (strcmp(kw, "or") == 0)
+		ps->kw_or = true;
+	else if (strcmp(kw, "not") == 0)
+		ps->kw_not = true;
+}
+
 struct ast_module *
 ast_parse_module(struct ast_arena *a, const char *file, const char *src,
     size_t len, const struct ast_limits *lim, struct axp_diags *ds)
@@ -1150,6 +1373,7 @@ ast_parse_module(struct ast_arena *a, const char *file, const char *src,
 			im->alias = ast_strndup(a, ps.tok.start, ps.tok.len);
 			next(&ps);
 		}
+		note_future_keyword(&ps, im->path);
 		nimps++;
 	}
 	m->nimports = nimps;

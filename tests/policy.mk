@@ -1,17 +1,21 @@
 ## Tests of policy/.
 check_PROGRAMS += \
+	tests/unit/t-policy-jidx \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
 	tests/rego-conformance
 TESTS += \
+	tests/unit/t-policy-jidx \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
 	tests/conformance/rego.sh \
-	tests/integration/policy-cli.sh
+	tests/integration/policy-cli.sh \
+	tests/integration/policy-test.sh
 tests_rego_conformance_SOURCES = tests/conformance/rego-conformance.c
 EXTRA_DIST += \
 	tests/conformance/rego.sh \
 	tests/integration/policy-cli.sh \
+	tests/integration/policy-test.sh \
 	tests/conformance/rego-todo.txt
 
 ## The egress benchmark (make bench).

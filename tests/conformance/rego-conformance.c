@@ -293,6 +293,7 @@ run_case(const struct rcase *c, char *why, size_t whylen)
 	size_t i;
 	char name[32];
 	const char *ecode = NULL, *emsg = NULL;
+	char full[1024];
 
 	memset(&err, 0, sizeof(err));
 	for (i = 0; i < c->nmodules; i++) {
@@ -340,8 +341,15 @@ run_case(const struct rcase *c, char *why, size_t whylen)
 	opts.strict = c->strict_error;
 	if (axp_eval(q, input, &opts, &res, &err) < 0) {
 		ecode = axp_errcode_str(err.code);
-		emsg = err.message ? err.message : "";
-		snprintf(why, whylen, "eval: %s: %s", ecode, emsg);
+		/* OPA's text of an evaluation error: "file:line: code: msg" */
+		if (err.file != NULL && err.file[0] != '\0' && err.line > 0)
+			snprintf(full, sizeof(full), "%s:%d: %s: %s", err.file,
+			    err.line, ecode, err.message ? err.message : "");
+		else
+			snprintf(full, sizeof(full), "%s",
+			    err.message ? err.message : "");
+		emsg = full;
+		snprintf(why, whylen, "eval: %s: %.700s", ecode, emsg);
 		goto check_error;
 	}
 	if (want_err) {

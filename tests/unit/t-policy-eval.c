@@ -8,6 +8,8 @@
 #include "policy/policy-int.h"
 #include "tests/tap.h"
 
+static bool strict_mode; /* strict builtin errors */
+
 static struct axp_policy *
 compile1(const char *src, struct axp_compiler **cp)
 {
@@ -47,6 +49,7 @@ eval(const char *src, const char *query, const char *input, uint64_t steps)
 		in = axv_from_json(input, strlen(input), NULL, NULL, 0);
 	memset(&o, 0, sizeof(o));
 	o.max_steps = steps;
+	o.strict = strict_mode;
 	if (axp_eval(q, in, &o, &res, &err) < 0) {
 		out = axg_asprintf("error %s %s", axp_errcode_str(err.code),
 		    err.message);
@@ -107,9 +110,13 @@ main(void)
 	    "error eval_conflict_error complete rules must not produce "
 	    "multiple outputs",
 	    "conflict error");
+	strict_mode = true;
 	check("package t\np := 1 / 0\n", "x = data.t.p", NULL,
 	    "error eval_builtin_error div: divide by zero",
-	    "builtin error code and message");
+	    "builtin error code and message (strict builtin errors)");
+	strict_mode = false;
+	check("package t\np := 1 / 0\n", "x = data.t.p", NULL, "[]",
+	    "a builtin error makes the call undefined otherwise");
 	check("package t\np if { x }\n", "x = data.t.p", NULL,
 	    "compile 2:8 rego_unsafe_var_error var x is unsafe",
 	    "unsafe var located");
@@ -128,5 +135,36 @@ main(void)
 	    "set union in a query");
 	check("package t\n", "x := $\"a{1 + 1}b\"", NULL, "[{\"x\":\"a2b\"}]",
 	    "template string");
+	/* the experimental logic keywords, only where imported */
+	check("package t\np := and + or if { and := 1; or := 2 }\n",
+	    "x = data.t.p", NULL, "[{\"x\":3}]",
+	    "and/or are names without their import");
+	check("package t\nimport future.keywords.and\nimport "
+	      "future.keywords.or\np if input.a and input.b or input.c\n",
+	    "x = data.t.p", "{\"a\":false,\"b\":true,\"c\":true}",
+	    "[{\"x\":true}]", "and binds tighter than or");
+	check("package t\nimport future.keywords.or\np := [i | i := "
+	      "input.xs[_]; i > 0 or i < 5]\n",
+	    "x = data.t.p", "{\"xs\":[1,2,-9]}", "[{\"x\":[1,2,-9]}]",
+	    "or succeeds once per outer solution");
+	check("package t\nimport future.keywords.and\np if { a := -1\n"
+	      "{ a := 1; a > 0 } and { a := 2; a > 1 }\na == -1 }\n",
+	    "x = data.t.p", NULL, "[{\"x\":true}]",
+	    "operand bodies have their own scope");
+	check("package t\nimport future.keywords.not\np if not { some x in "
+	      "[1, 2]; x == 3 }\n",
+	    "x = data.t.p", NULL, "[{\"x\":true}]", "not with a body");
+	check("package t\nimport future.keywords.or\np if (input.x > 0 or "
+	      "input.y > 0 with input as {\"x\": 0, \"y\": 1})\n",
+	    "x = data.t.p", NULL, "[{\"x\":true}]",
+	    "with applies to a whole parenthesised group");
+	check("package t\nimport future.keywords.or\np if { x > 0 or true }\n",
+	    "x = data.t.p", NULL,
+	    "compile 3:8 rego_unsafe_var_error var x is unsafe",
+	    "an unbound var in an operand is unsafe");
+	check("package t\np := [[k, v] | walk({\"a\": [1]}, [k, v])]\n",
+	    "x = data.t.p", NULL,
+	    "[{\"x\":[[[],{\"a\":[1]}],[[\"a\"],[1]],[[\"a\",0],1]]}]",
+	    "walk is a relation over every path, pre-order");
 	return tap_done();
 }
