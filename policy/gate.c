@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <openssl/evp.h>
 
 #include "common/common.h"
@@ -496,6 +499,33 @@ headers_object(const struct gate_header *h, size_t n)
 	return o;
 }
 
+/* What the rules would otherwise work out from the host name on every
+ * decision: whether it is an IP literal, and its parent domains
+ * ("a.b.example.com" -> "b.example.com", "example.com", "com"), which is
+ * what wildcard endpoints are indexed by. */
+static void
+host_facts(struct axv *in, const char *host)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+	struct axv *sfx;
+	const char *p;
+
+	if (inet_pton(AF_INET, host, buf) == 1) {
+		put_str(in, "host_type", "ipv4");
+		return;
+	}
+	if (inet_pton(AF_INET6, host, buf) == 1) {
+		put_str(in, "host_type", "ipv6");
+		return;
+	}
+	put_str(in, "host_type", "name");
+	sfx = axv_array_new(4);
+	for (p = strchr(host, '.'); p != NULL && p[1] != '\0';
+	     p = strchr(p + 1, '.'))
+		axv_array_push(sfx, axv_cstr(p + 1));
+	axv_object_put(in, axv_cstr("host_suffixes"), sfx);
+}
+
 struct axv *
 gate_input(const struct gate_request *r)
 {
@@ -503,6 +533,8 @@ gate_input(const struct gate_request *r)
 
 	put_str(in, "kind", gate_entry_name(r->entry));
 	put_str(in, "host", r->host);
+	if (r->host != NULL)
+		host_facts(in, r->host);
 	if (r->port > 0)
 		axv_object_put(in, axv_cstr("port"), axv_int(r->port));
 	client = axv_object_new(2);

@@ -27,11 +27,20 @@ host_entries contains e if {
 	some e in policy.index.exact[input.host]
 }
 
+# input.host_suffixes: the host's parent domains, given by the proxy
+# ("a.b.example.com": "b.example.com", "example.com", "com").
 host_entries contains e if {
+	some suffix in suffixes
+	some e in policy.index.suffix[suffix]
+}
+
+suffixes := input.host_suffixes if {
+	input.host_suffixes
+} else := [concat(".", array.slice(parts, i, count(parts))) |
 	parts := split(input.host, ".")
 	some i in numbers.range(1, count(parts) - 1)
-	suffix := concat(".", array.slice(parts, i, count(parts)))
-	some e in policy.index.suffix[suffix]
+] if {
+	not is_ip(input.host)
 }
 
 host_entries contains e if {
@@ -40,9 +49,17 @@ host_entries contains e if {
 	net.cidr_contains(e.cidr, input.host)
 }
 
-is_ip(h) if regex.match(`^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$`, h)
-
-is_ip(h) if contains(h, ":")
+# input.host_type: "name", "ipv4" or "ipv6", given by the proxy.
+is_ip(h) if {
+	input.host_type
+	input.host_type != "name"
+} else := true if {
+	not input.host_type
+	regex.match(`^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$`, h)
+} else := true if {
+	not input.host_type
+	contains(h, ":")
+}
 
 # A tunnel cannot be inspected, so an endpoint with HTTP rules never
 # allows CONNECT.
