@@ -44,6 +44,9 @@ bool axg_is_yaml_path(const char *path);
 struct gate *axg_gate_open(const char *path,
     const struct axp_polfile_opts *opts, const char *who);
 int axg_policy_check_yaml(const char *path);
+/* A policy file compiled together with the .rego files (and folders of
+ * them) in paths, for `axgate policy test -p`. */
+struct gate *axg_gate_open_tests(const char *yaml, char **paths, int n);
 int axg_policy_explain(int argc, char **argv);
 int axg_policy_show_builtin(int argc, char **argv);
 

@@ -385,12 +385,18 @@ policy_test(int argc, char **argv)
 	struct loader ld;
 	struct axp_policy *p;
 	const char **names = NULL;
+	const char *yaml = NULL;
+	struct gate *gt = NULL;
 	size_t n = 0, i, passed = 0, failed = 0;
 	bool verbose = false;
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt(argc, argv, "vh")) != -1) {
+	while ((ch = getopt(argc, argv, "vp:h")) != -1) {
+		if (ch == 'p') {
+			yaml = optarg;
+			continue;
+		}
 		if (ch != 'v') {
 			axg_cmd_usage(&axg_cmd_policy);
 			return ch == 'h' ? AXG_EXIT_OK : AXG_EXIT_USAGE;
@@ -403,9 +409,16 @@ policy_test(int argc, char **argv)
 	}
 	memset(&ld, 0, sizeof(ld));
 	ld.c = axp_compiler_new();
-	for (ch = optind; ch < argc; ch++)
-		load_path(&ld, argv[ch], true);
-	p = compile_loaded(&ld);
+	if (yaml != NULL) {
+		/* the tests are compiled with the policy file, its modules
+		 * and the built-in rules */
+		gt = axg_gate_open_tests(yaml, argv + optind, argc - optind);
+		p = gt != NULL ? gate_policy(gt) : NULL;
+	} else {
+		for (ch = optind; ch < argc; ch++)
+			load_path(&ld, argv[ch], true);
+		p = compile_loaded(&ld);
+	}
 	if (p == NULL) {
 		axp_compiler_free(ld.c);
 		axv_unref(ld.data);
@@ -449,7 +462,10 @@ policy_test(int argc, char **argv)
 	}
 	printf("%zu passed, %zu failed\n", passed, failed);
 	free(names);
-	axp_policy_free(p);
+	if (gt != NULL)
+		gate_unref(gt);
+	else
+		axp_policy_free(p);
 	axp_compiler_free(ld.c);
 	axv_unref(ld.data);
 	return failed > 0 ? AXG_EXIT_FAIL : AXG_EXIT_OK;
@@ -489,6 +505,6 @@ const struct axg_cmd axg_cmd_policy = {
 		 "--connect HOST:PORT | --http URL [--method M] | --address "
 		 "HOST:PORT=ADDR | --inference ROUTE [--model M]\n"
 		 "axgate policy show-builtin\n"
-		 "axgate policy test [-v] FILE_OR_DIR...\n",
+		 "axgate policy test [-v] [-p POLICY.yaml] FILE_OR_DIR...\n",
 	.run = cmd_policy,
 };

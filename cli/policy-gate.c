@@ -4,10 +4,13 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "common/common.h"
@@ -42,6 +45,84 @@ axg_gate_open(const char *path, const struct axp_polfile_opts *opts,
 	if (errs.truncated)
 		fprintf(stderr, "%s: more problems not shown\n", who);
 	return NULL;
+}
+
+#define TEST_MAX_MODULES 256
+
+static void
+collect_rego(const char *path, struct gate_module *m, size_t *n, char **texts,
+    int *errors)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	char err[512];
+
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "axgate policy test: %s: %s\n", path,
+		    strerror(errno));
+		(*errors)++;
+		return;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if ((d = opendir(path)) == NULL) {
+			fprintf(stderr, "axgate policy test: %s: %s\n", path,
+			    strerror(errno));
+			(*errors)++;
+			return;
+		}
+		while ((de = readdir(d)) != NULL) {
+			char *p;
+
+			if (de->d_name[0] == '.' ||
+			    !axg_endswith(de->d_name, ".rego"))
+				continue;
+			p = axg_asprintf("%s/%s", path, de->d_name);
+			collect_rego(p, m, n, texts, errors);
+			free(p);
+		}
+		closedir(d);
+		return;
+	}
+	if (*n == TEST_MAX_MODULES) {
+		fprintf(stderr, "axgate policy test: more than %d modules\n",
+		    TEST_MAX_MODULES);
+		(*errors)++;
+		return;
+	}
+	texts[*n] = axg_read_file(path, 4u << 20, NULL, err, sizeof(err));
+	if (texts[*n] == NULL) {
+		fprintf(stderr, "axgate policy test: %s\n", err);
+		(*errors)++;
+		return;
+	}
+	m[*n].name = axg_strdup(path);
+	m[*n].text = texts[*n];
+	(*n)++;
+}
+
+struct gate *
+axg_gate_open_tests(const char *yaml, char **paths, int npaths)
+{
+	struct gate_module m[TEST_MAX_MODULES];
+	char *texts[TEST_MAX_MODULES];
+	struct axp_polfile_errors errs;
+	struct gate *g = NULL;
+	size_t n = 0, i;
+	int errors = 0;
+
+	for (int k = 0; k < npaths; k++)
+		collect_rego(paths[k], m, &n, texts, &errors);
+	if (errors == 0) {
+		g = gate_load_extra(yaml, NULL, m, n, &errs);
+		for (i = 0; g == NULL && i < errs.n; i++)
+			fprintf(stderr, "%s\n", errs.msg[i]);
+	}
+	for (i = 0; i < n; i++) {
+		free((char *)m[i].name);
+		free(texts[i]);
+	}
+	return g;
 }
 
 int

@@ -16,6 +16,15 @@ dist_policies_DATA = \
 	%reldir%/policies/codex.yaml \
 	%reldir%/policies/gemini-cli.yaml \
 	%reldir%/policies/opencode.yaml
+policiestestsdir = $(datadir)/axgate/policies/tests
+dist_policiestests_DATA = \
+	%reldir%/policies/tests/default_test.rego \
+	%reldir%/policies/tests/minimal_test.rego \
+	%reldir%/policies/tests/coding-agent_test.rego \
+	%reldir%/policies/tests/claude-code_test.rego \
+	%reldir%/policies/tests/codex_test.rego \
+	%reldir%/policies/tests/gemini-cli_test.rego \
+	%reldir%/policies/tests/opencode_test.rego
 EXTRA_DIST += %reldir%/policies/cases/README \
 	%reldir%/policies/cases/templates.cases
 

@@ -103,7 +103,8 @@ copy_str(char *dst, size_t len, const struct axv *v, const char *dflt)
 
 static struct gate *
 build(const char *name, const char *yaml, size_t len,
-    const struct axp_polfile_opts *opts, struct axp_polfile_errors *errs)
+    const struct axp_polfile_opts *opts, const struct gate_module *extra,
+    size_t nextra, struct axp_polfile_errors *errs)
 {
 	struct axv *doc, *rego = NULL, *data = NULL, *ax;
 	struct axp_compiler *c = NULL;
@@ -149,8 +150,16 @@ build(const char *name, const char *yaml, size_t len,
 		(void)axp_compiler_add_module(c, path, text, n);
 		free(text);
 	}
-	if (errs->n > 0)
+	for (i = 0; i < nextra; i++) {
+		EVP_DigestUpdate(md, extra[i].text, strlen(extra[i].text));
+		(void)axp_compiler_add_module(c, extra[i].name, extra[i].text,
+		    strlen(extra[i].text));
+	}
+	if (errs->n > 0 || axp_compiler_error_count(c) > 0) {
+		if (errs->n == 0)
+			compiler_errors(c, errs);
 		goto fail;
+	}
 
 	ax = axv_object_new(1);
 	axv_object_put(ax, axv_cstr("policy"), axv_ref(doc));
@@ -207,11 +216,19 @@ struct gate *
 gate_load_mem(const char *name, const char *yaml, size_t len,
     const struct axp_polfile_opts *opts, struct axp_polfile_errors *errs)
 {
-	return build(name, yaml, len, opts, errs);
+	return build(name, yaml, len, opts, NULL, 0, errs);
 }
 
 struct gate *
 gate_load(const char *path, const struct axp_polfile_opts *opts,
+    struct axp_polfile_errors *errs)
+{
+	return gate_load_extra(path, opts, NULL, 0, errs);
+}
+
+struct gate *
+gate_load_extra(const char *path, const struct axp_polfile_opts *opts,
+    const struct gate_module *extra, size_t nextra,
     struct axp_polfile_errors *errs)
 {
 	char err[512];
@@ -226,7 +243,7 @@ gate_load(const char *path, const struct axp_polfile_opts *opts,
 		gerr(errs, "%s", err);
 		return NULL;
 	}
-	g = build(path, text, len, opts, errs);
+	g = build(path, text, len, opts, extra, nextra, errs);
 	free(text);
 	return g;
 }

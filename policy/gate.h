@@ -61,6 +61,12 @@ struct gate;
 struct gate *gate_load(const char *path, const struct axp_polfile_opts *opts,
     struct axp_polfile_errors *errs);
 
+/* The same, with more modules compiled in (`axgate policy test -p`
+ * compiles the test modules with the policy). */
+struct gate *gate_load_extra(const char *path,
+    const struct axp_polfile_opts *opts, const struct gate_module *extra,
+    size_t nextra, struct axp_polfile_errors *errs);
+
 /* The same from YAML text in memory; name stands for the file in
  * messages, and `rego:` paths are resolved against its folder. */
 struct gate *gate_load_mem(const char *name, const char *yaml, size_t len,

@@ -7,12 +7,28 @@ dir="$top_srcdir/contrib/policies"
 cases="$dir/cases/templates.cases"
 ntemplates=$(ls "$dir"/*.yaml | wc -l)
 ncases=$(grep -cv '^#' "$cases")
-plan $((ntemplates + ncases + 4))
+plan $((2 * ntemplates + ncases + 5))
 
 for f in "$dir"/*.yaml; do
 	out=$("$AXGATE" policy check "$f" 2>&1)
 	is "$?" 0 "policy check $(basename "$f") ${out:+($out)}"
 done
+
+# Each template's axgate policy test cases (contrib/policies/tests).
+for f in "$dir"/*.yaml; do
+	t=$(basename "$f" .yaml)
+	out=$("$AXGATE" policy test -p "$f" "$dir/tests/${t}_test.rego" 2>&1)
+	rc=$?
+	case $out in
+	*" passed, 0 failed") ok "$rc" "policy test -p $t.yaml: $(echo "$out" | tail -1)" ;;
+	*) ok 1 "policy test -p $t.yaml: $out" ;;
+	esac
+done
+printf 'package t\ntest_wrong if {\n\tdata.axgate.connect.allow with input as {"host": "api.openai.com", "port": 22}\n}\n' >"${TMPDIR:-/tmp}/axg-wrong-$$_test.rego"
+out=$("$AXGATE" policy test -p "$dir/codex.yaml" "${TMPDIR:-/tmp}/axg-wrong-$$_test.rego" 2>&1)
+rc=$?
+rm -f "${TMPDIR:-/tmp}/axg-wrong-$$_test.rego"
+is "$rc:$(echo "$out" | tail -1)" "1:0 passed, 1 failed" "a test the policy does not satisfy fails"
 
 while read -r template expect kind target method; do
 	case $template in '#'* | '') continue ;; esac
