@@ -18,8 +18,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct axp_polfile_errors errs;
-	struct gate *g = gate_load_mem("fuzz.yaml", (const char *)data, size,
-	    NULL, &errs);
+	struct gate *g =
+	    gate_load_mem("fuzz.yaml", (const char *)data, size, NULL, &errs);
 	unsigned e;
 
 	if (g == NULL) {
