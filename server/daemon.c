@@ -44,6 +44,7 @@ struct worker {
 	struct event_base *base;
 	struct px_proxy *px;
 	struct srv_scan *scan; /* a scanner per thread */
+	struct srv_inference *inf;
 	int fds[SRV_MAX_LISTENERS]; /* until the proxy owns them */
 	int ctl[2];		    /* the main thread writes 'd' or 'q' */
 	struct event *ctl_ev;
@@ -68,6 +69,7 @@ struct srv_daemon {
 	struct srv_admin *admin;
 	struct event *sigs[4];
 	struct event *tick;
+	struct srv_budget *budget; /* token budgets, shared by the workers */
 	bool ready;
 	bool stopping;
 	uint64_t deadline_ns;
@@ -641,8 +643,8 @@ start_workers(struct srv_daemon *d, size_t nls, char *err, size_t errlen)
 			struct px_scan_hook scan;
 			char why[512];
 
-			w->scan = srv_scan_new(d->gk, g, NULL, why,
-			    sizeof(why));
+			w->scan =
+			    srv_scan_new(d->gk, g, NULL, why, sizeof(why));
 			gate_unref(g);
 			if (w->scan == NULL)
 				return axg_seterr(err, errlen,
@@ -653,6 +655,16 @@ start_workers(struct srv_daemon *d, size_t nls, char *err, size_t errlen)
 		}
 		if (w->px == NULL)
 			return -1;
+		{
+			struct px_inference_hook ih;
+
+			if (d->budget == NULL)
+				d->budget = srv_budget_new();
+			w->inf = srv_inference_new(d->gk, d->budget, w->scan);
+			srv_inference_hook(w->inf, &ih);
+			if (px_proxy_set_inference(w->px, &ih, err, errlen) < 0)
+				return -1;
+		}
 		for (size_t j = 0; j < nls; j++) {
 			if (px_proxy_listen_fd(w->px, w->fds[j], err, errlen) <
 			    0)
@@ -695,6 +707,7 @@ stop_workers(struct srv_daemon *d)
 		if (w->tick != NULL)
 			event_free(w->tick);
 		px_proxy_free(w->px);
+		srv_inference_free(w->inf);
 		srv_scan_free(w->scan);
 		if (w->base != NULL)
 			event_base_free(w->base);
@@ -707,6 +720,8 @@ stop_workers(struct srv_daemon *d)
 		pthread_mutex_destroy(&w->lock);
 	}
 	free(d->w);
+	srv_budget_free(d->budget);
+	d->budget = NULL;
 	d->w = NULL;
 }
 

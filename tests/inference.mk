@@ -1,0 +1,4 @@
+## Tests of inference routing (proxy/inference.c, server/inference.c).
+TESTS += tests/integration/inference-serve.sh
+EXTRA_DIST += tests/integration/inference-serve.sh \
+	tests/integration/inference-backend.py
