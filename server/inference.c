@@ -209,26 +209,47 @@ srv_inference_free(struct srv_inference *s)
 static const char *
 ostr(const struct axv *o, const char *key)
 {
-	struct axv *v = axv_object_gets(o, key);
+	struct axv *v;
 
+	if (o == NULL || axv_kind(o) != AXV_OBJECT)
+		return NULL;
+	v = axv_object_gets(o, key);
 	return v != NULL && axv_kind(v) == AXV_STRING ? axv_str(v) : NULL;
 }
 
 static int64_t
 oint(const struct axv *o, const char *key)
 {
-	struct axv *v = axv_object_gets(o, key);
+	struct axv *v;
 	int64_t i;
 
+	if (o == NULL || axv_kind(o) != AXV_OBJECT)
+		return -1;
+	v = axv_object_gets(o, key);
 	if (v == NULL || axv_kind(v) != AXV_NUMBER || !axv_num_get_i64(v, &i))
 		return -1;
 	return i;
 }
 
+/* The object at key, or NULL. */
+static const struct axv *
+oobj(const struct axv *o, const char *key)
+{
+	struct axv *v;
+
+	if (o == NULL || axv_kind(o) != AXV_OBJECT)
+		return NULL;
+	v = axv_object_gets(o, key);
+	return v != NULL && (axv_kind(v) == AXV_OBJECT ||
+			       axv_kind(v) == AXV_ARRAY)
+	    ? v
+	    : NULL;
+}
+
 static const struct axv *
 pick_route(const struct axv *inf, const char *model)
 {
-	struct axv *routes = axv_object_gets(inf, "routes");
+	const struct axv *routes = oobj(inf, "routes");
 	const char *def = ostr(inf, "default_provider");
 	size_t i, n = routes != NULL ? axv_array_len(routes) : 0;
 	const char *m;
@@ -375,9 +396,9 @@ route_cb(void *arg, void *snap, const struct px_inf_request *req,
 {
 	struct srv_inference *s = arg;
 	const struct axv *inf =
-	    axv_object_gets(gate_document(srv_snap_gate(snap)), "inference");
+	    oobj(gate_document(srv_snap_gate(snap)), "inference");
 	const struct axv *route = pick_route(inf, req->model);
-	const struct axv *bud = axv_object_gets(inf, "token_budget");
+	const struct axv *bud = oobj(inf, "token_budget");
 	const char *job = srv_gatekeeper_job(s->k);
 	const char *name = route != NULL ? ostr(route, "name") : "";
 	int64_t per_req = oint(bud, "max_tokens_per_request");
@@ -522,8 +543,8 @@ models_cb(void *arg, void *snap)
 {
 	struct srv_inference *s = arg;
 	const struct axv *inf =
-	    axv_object_gets(gate_document(srv_snap_gate(snap)), "inference");
-	struct axv *routes = axv_object_gets(inf, "routes");
+	    oobj(gate_document(srv_snap_gate(snap)), "inference");
+	const struct axv *routes = oobj(inf, "routes");
 	size_t i, n = routes != NULL ? axv_array_len(routes) : 0;
 	json_t *list = json_array(), *doc;
 	char *out;
