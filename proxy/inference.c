@@ -281,20 +281,20 @@ host_is_inference(const char *s, size_t n)
 bool
 px_inf_wants(struct px_conn *c, const struct px_request *req)
 {
+	struct px_hostport hp;
+	char err[128];
+
 	if (c->inf_port)
 		return true;
-	if (req->is_connect || req->form != PX_FORM_ABSOLUTE)
+	if (req->form != PX_FORM_ABSOLUTE && !req->is_connect)
 		return false;
-	{
-		struct px_hostport hp;
-		char err[128];
-
-		if (px_host_parse_authority(req->authority, req->authority_len,
-			80, &hp, err, sizeof(err)) != 0)
-			return false;
-		return hp.kind == PX_HOST_NAME &&
-		    strcmp(hp.host, PX_INF_HOST) == 0;
-	}
+	if (px_host_parse_authority(req->authority, req->authority_len,
+		req->is_connect ? 0 : 80, &hp, err, sizeof(err)) != 0)
+		return false;
+	/* CONNECT inference.local:80 opens a tunnel whose requests are
+	 * served like those of an inference listener */
+	return hp.kind == PX_HOST_NAME && strcmp(hp.host, PX_INF_HOST) == 0 &&
+	    (!req->is_connect || hp.port == 80);
 }
 
 static bool
@@ -438,6 +438,25 @@ px_inf_begin(struct px_conn *c, const struct px_request *req)
 	else
 		f->target = axg_strndup(req->target, req->target_len);
 	f->client_10 = req->version_minor == 0;
+	if (req->is_connect && !c->inf_port && px->has_inf) {
+		/* a tunnel to inference.local: nothing is dialled; what the
+		 * client sends in it is read as origin-form requests */
+		c->is_connect = true;
+		axg_strlcpy(c->rule, "inference", sizeof(c->rule));
+		axg_strlcpy(c->reason, "tunnel to inference.local",
+		    sizeof(c->reason));
+		evbuffer_drain(in, req->head_len);
+		px_conn_audit(c, PX_AUDIT_CONNECT, PX_OUTCOME_ALLOWED, 200,
+		    "done");
+		c->is_connect = false;
+		c->inf = NULL;
+		px_inf_free(f);
+		c->inf_port = true;
+		evbuffer_add_printf(bufferevent_get_output(c->cli),
+		    "HTTP/1.1 200 Connection established\r\n\r\n");
+		px_conn_start_head(c);
+		return;
+	}
 	if (!px->has_inf) {
 		inf_refuse(c, 503, "http", NULL,
 		    "inference routing is not configured", 0);
@@ -697,7 +716,8 @@ inf_dispatch(struct px_conn *c)
 	int rc;
 
 	evtimer_del(c->timer);
-	bufferevent_disable(c->cli, EV_READ);
+	/* the client's input stays watched: its end (a client that left)
+	 * ends the call at once and settles its budget */
 	doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (doc == NULL || !json_is_object(doc)) {
 		json_decref(doc);

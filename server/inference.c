@@ -240,8 +240,8 @@ oobj(const struct axv *o, const char *key)
 	if (o == NULL || axv_kind(o) != AXV_OBJECT)
 		return NULL;
 	v = axv_object_gets(o, key);
-	return v != NULL && (axv_kind(v) == AXV_OBJECT ||
-			       axv_kind(v) == AXV_ARRAY)
+	return v != NULL &&
+		(axv_kind(v) == AXV_OBJECT || axv_kind(v) == AXV_ARRAY)
 	    ? v
 	    : NULL;
 }

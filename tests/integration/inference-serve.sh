@@ -146,6 +146,22 @@ out=$(c -N -H 'Content-Type: application/json' \
     "$U/v1/messages")
 like "$out" 'event: message_stop' "anthropic stream passes through"
 
+# A tunnel to inference.local:80 (clients that always CONNECT).
+out=$(c -p -H 'Content-Type: application/json' -d "$(chat gpt-test)" "$U/v1/chat/completions")
+like "$out" '"hello from gpt"' "CONNECT inference.local:80, then the request inside"
+code=$(c -p -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d "$(chat gpt-test)" "http://inference.local:8080/v1/chat/completions" 2>/dev/null)
+is "$code" 000 "a tunnel to another port of inference.local is not opened"
+
+# A chunked request body; one above 8 MiB.
+out=$(c -H 'Transfer-Encoding: chunked' -H 'Content-Type: application/json' \
+    -d "$(chat gpt-test)" "$U/v1/chat/completions")
+like "$out" '"hello from gpt"' "a chunked request body"
+head -c 9000000 /dev/zero | tr '\0' 'a' > "$tmp/big"
+code=$(c -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary @"$tmp/big" "$U/v1/chat/completions")
+is "$code" 413 "a body above 8 MiB: 413"
+
 # HTTPS backend, verified against the test CA.
 out=$(c -H 'Content-Type: application/json' -d "$(chat gpt-tls)" "$U/v1/chat/completions")
 like "$out" '"hello from gpt"' "https backend with a test CA"
@@ -197,6 +213,9 @@ like "$out" '"hello from gpt"' "an answer without usage passes"
 # A stalled backend: the idle timeout ends it with an SSE error event.
 out=$(c -N -H 'Content-Type: application/json' -d "$(chat stall 1)" "$U/v1/chat/completions")
 like "$out" 'event: error' "a stalled stream ends with an error event"
+# The client leaves mid-stream: the call still ends (and is audited).
+c -N --max-time 0.5 -H 'Content-Type: application/json' -d "$(chat stall 1)" \
+    "$U/v1/chat/completions" > /dev/null 2>&1
 # A backend that dies mid-stream: the same.
 out=$(c -N -H 'Content-Type: application/json' -d "$(chat die 1)" "$U/v1/chat/completions")
 like "$out" 'event: error' "a dying backend ends the stream with an error event"
@@ -225,6 +244,10 @@ like "$e" '"prompt_tokens":13' "6003 has the backend's prompt tokens"
 like "$e" '"completion_tokens":9' "6003 has the completion tokens"
 e=$(grep '"class_uid":6003' "$a" | grep '"claude-test"' | sed -n 2p)
 like "$e" '"completion_tokens":15' "streamed usage from message_delta"
+like "$(grep '"class_uid":6003' "$a" | grep 'client went away' | head -n 1)" '"ai_model":{"name":"stall"' \
+    "a client that left is audited (and its reservation settled)"
+like "$(grep '"class_uid":6003' "$a" | grep '"nousage"' | head -n 1)" '"prompt_tokens":' \
+    "usage is estimated when the backend gives none"
 ok $(grep -q "$HOSTKEY\|$AKEY" "$a" "$tmp/serve.log"; [ $? -ne 0 ]; echo $?) \
     "the keys are in neither the audit nor the log"
 v="${AXG_SHARED_DIR:-}/ocsf/ocsf-validate"
