@@ -274,8 +274,8 @@ host_is_inference(const char *s, size_t n)
 
 	if (px_host_parse_authority(s, n, 80, &hp, err, sizeof(err)) != 0)
 		return false;
-	return hp.kind == PX_HOST_NAME && strcmp(hp.host, PX_INF_HOST) == 0 &&
-	    hp.port == 80;
+	/* any port: an inference listener need not be on 80 */
+	return hp.kind == PX_HOST_NAME && strcmp(hp.host, PX_INF_HOST) == 0;
 }
 
 bool

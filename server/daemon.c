@@ -70,6 +70,7 @@ struct srv_daemon {
 	struct event *sigs[4];
 	struct event *tick;
 	struct srv_budget *budget; /* token budgets, shared by the workers */
+	bool listen_inf[SRV_MAX_LISTENERS]; /* an inference listener */
 	bool ready;
 	bool stopping;
 	uint64_t deadline_ns;
@@ -496,7 +497,8 @@ bind_all(struct srv_daemon *d, const struct srv_listen *ls, size_t nls,
 				errlen) < 0)
 				return -1;
 		addr_text(&a, text, sizeof(text));
-		axg_info("proxy listening on %s (%u workers)", text, d->nw);
+		axg_info("%s listening on %s (%u workers)",
+		    d->listen_inf[j] ? "inference" : "proxy", text, d->nw);
 	}
 	if (d->cfg->admin_set) {
 		struct sockaddr_storage a = d->cfg->admin.addr;
@@ -666,8 +668,11 @@ start_workers(struct srv_daemon *d, size_t nls, char *err, size_t errlen)
 				return -1;
 		}
 		for (size_t j = 0; j < nls; j++) {
-			if (px_proxy_listen_fd(w->px, w->fds[j], err, errlen) <
-			    0)
+			if ((d->listen_inf[j]
+				    ? px_proxy_listen_inference_fd(w->px,
+					  w->fds[j], err, errlen)
+				    : px_proxy_listen_fd(w->px, w->fds[j], err,
+					  errlen)) < 0)
 				return -1;
 			w->fds[j] = -1;
 		}
@@ -743,8 +748,8 @@ srv_serve(const struct srv_config *c)
 {
 	static const int signals[4] = { SIGHUP, SIGTERM, SIGINT, 0 };
 	struct srv_daemon d;
-	struct srv_listen deflt;
-	const struct srv_listen *ls = c->listeners;
+	struct srv_listen all[SRV_MAX_LISTENERS];
+	const struct srv_listen *ls = all;
 	size_t nls = c->nlisteners;
 	struct axp_polfile_errors errs;
 	struct ocsf_policy_event pev;
@@ -769,10 +774,19 @@ srv_serve(const struct srv_config *c)
 		return 1;
 	}
 	if (nls == 0) {
-		srv_parse_addr("127.0.0.1:3128", false, &deflt, err,
+		srv_parse_addr("127.0.0.1:3128", false, &all[0], err,
 		    sizeof(err));
-		ls = &deflt;
 		nls = 1;
+	} else {
+		memcpy(all, c->listeners, nls * sizeof(all[0]));
+	}
+	for (size_t i = 0; i < c->ninference_listeners; i++) {
+		if (nls >= SRV_MAX_LISTENERS) {
+			axg_err("too many listeners");
+			return 1;
+		}
+		d.listen_inf[nls] = true;
+		all[nls++] = c->inference_listeners[i];
 	}
 
 	/* 1. the policy */

@@ -138,9 +138,10 @@ void srv_relay_stop(struct srv_relay *r);
 
 #include <sys/socket.h>
 
-#define SRV_MAX_LISTENERS 16
-#define SRV_MAX_WORKERS	  64
-#define SRV_ADDR_MAX	  80 /* "[v6]:port" as text */
+#define SRV_MAX_LISTENERS	    16
+#define SRV_MAX_WORKERS		    64
+#define SRV_ADDR_MAX		    80 /* "[v6]:port" as text */
+#define SRV_MAX_INFERENCE_LISTENERS 4
 
 struct srv_listen {
 	struct sockaddr_storage addr;
@@ -152,7 +153,11 @@ struct srv_listen {
 struct srv_config {
 	char *policy; /* YAML policy file; NULL: none given */
 	struct srv_listen listeners[SRV_MAX_LISTENERS];
-	size_t nlisteners;	  /* 0: 127.0.0.1:3128 */
+	size_t nlisteners; /* 0: 127.0.0.1:3128 */
+	/* listeners that serve origin-form inference.local requests only
+	 * (the address a job's hosts file gives inference.local) */
+	struct srv_listen inference_listeners[SRV_MAX_INFERENCE_LISTENERS];
+	size_t ninference_listeners;
 	struct ocsf_config audit; /* sinks, overflow, queue_size, fsync */
 	struct px_config limits;  /* every limit of the proxy */
 	struct srv_listen admin;

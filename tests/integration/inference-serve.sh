@@ -86,7 +86,8 @@ safety:
   credential_scan: block
 EOP
 
-printf 'limits:\n  idle_timeout_ms: 1500\n' > "$tmp/pol/axgate.yaml"
+printf 'limits:\n  idle_timeout_ms: 1500\ninference_listeners: ["127.0.0.1:0"]\n' \
+    > "$tmp/pol/axgate.yaml"
 HOSTKEY=sk-host-held-0123456789abcdef
 AKEY=sk-ant-host-held-abcdef
 unset AXG_TEST_UNSET_KEY
@@ -145,6 +146,20 @@ out=$(c -N -H 'Content-Type: application/json' \
     -d '{"model":"claude-test","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]}' \
     "$U/v1/messages")
 like "$out" 'event: message_stop' "anthropic stream passes through"
+
+# The inference listener: origin-form requests, no proxy.
+ipx=$(sed -n 's/.*inference listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$tmp/serve.log")
+iport=${ipx##*:}
+out=$(curl -sS --max-time 10 --resolve "inference.local:$iport:127.0.0.1" \
+    -H 'Content-Type: application/json' -d "$(chat gpt-test)" \
+    "http://inference.local:$iport/v1/chat/completions")
+like "$out" '"hello from gpt"' "the inference listener serves origin-form requests"
+code=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H 'Host: example.com' \
+    "http://$ipx/v1/models")
+is "$code" 403 "and nothing for another Host"
+code=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -x "http://$ipx" \
+    "http://example.com/")
+is "$code" 400 "nor proxy requests"
 
 # A tunnel to inference.local:80 (clients that always CONNECT).
 out=$(c -p -H 'Content-Type: application/json' -d "$(chat gpt-test)" "$U/v1/chat/completions")
