@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <event2/bufferevent_ssl.h>
@@ -91,8 +92,9 @@ struct px_inf {
 	struct px_chunked resp_ch;
 	bool client_chunked;
 	bool sse;
-	struct evbuffer *sse_buf;
-	bool sse_skip; /* inside an over-long line */
+	struct axg_buf sse_part; /* a line split between reads */
+	struct evbuffer *dec;	 /* decoded bytes of one read */
+	bool sse_skip;		 /* inside an over-long line */
 	struct evbuffer *json_buf;
 	uint64_t resp_bytes;
 	int64_t prompt_tokens, completion_tokens;
@@ -188,8 +190,9 @@ px_inf_free(struct px_inf *f)
 		evbuffer_free(f->fwd_hdrs);
 	if (f->body != NULL)
 		evbuffer_free(f->body);
-	if (f->sse_buf != NULL)
-		evbuffer_free(f->sse_buf);
+	axg_buf_free(&f->sse_part);
+	if (f->dec != NULL)
+		evbuffer_free(f->dec);
 	if (f->json_buf != NULL)
 		evbuffer_free(f->json_buf);
 	free(f->target);
@@ -652,6 +655,7 @@ inf_send(struct px_conn *c, bool tls, const struct px_hostport *hp,
 	char err[160];
 	bool default_port = hp->port == (tls ? 443 : 80);
 	const char *host;
+	int rc;
 
 	c->up = make_upstream(c, tls, hp, err, sizeof(err));
 	if (c->up == NULL) {
@@ -692,8 +696,34 @@ inf_send(struct px_conn *c, bool tls, const struct px_hostport *hp,
 	bufferevent_enable(c->up, EV_READ | EV_WRITE);
 	f->phase = INF_DIAL;
 	px_conn_arm(c, px->cfg.connect_timeout_ms);
-	if (bufferevent_socket_connect_hostname(c->up, px->dns, AF_UNSPEC,
-		hp->host, hp->port) != 0) {
+	if (hp->kind == PX_HOST_NAME) {
+		rc = bufferevent_socket_connect_hostname(c->up, px->dns,
+		    AF_UNSPEC, hp->host, hp->port);
+	} else {
+		/* an address: no resolver round */
+		struct sockaddr_storage ss;
+		socklen_t sl;
+
+		memset(&ss, 0, sizeof(ss));
+		if (hp->kind == PX_HOST_IPV4) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			s4->sin_family = AF_INET;
+			s4->sin_addr = hp->v4;
+			s4->sin_port = htons(hp->port);
+			sl = sizeof(*s4);
+		} else {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			s6->sin6_family = AF_INET6;
+			s6->sin6_addr = hp->v6;
+			s6->sin6_port = htons(hp->port);
+			sl = sizeof(*s6);
+		}
+		rc = bufferevent_socket_connect(c->up, (struct sockaddr *)&ss,
+		    (int)sl);
+	}
+	if (rc != 0) {
 		inf_refuse(c, 502, "dial", NULL, "cannot reach the backend", 0);
 		return;
 	}
@@ -814,6 +844,8 @@ read_usage(struct px_inf *f, const char *p, size_t n)
 static void
 sse_line(struct px_inf *f, const char *line, size_t n)
 {
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
 	if (n < 5 || memcmp(line, "data:", 5) != 0)
 		return;
 	line += 5;
@@ -830,23 +862,32 @@ static void
 usage_feed(struct px_inf *f, const char *p, size_t n)
 {
 	if (f->sse) {
-		evbuffer_add(f->sse_buf, p, n);
-		for (;;) {
-			size_t ll;
-			char *line =
-			    evbuffer_readln(f->sse_buf, &ll, EVBUFFER_EOL_CRLF);
+		/* lines are read in place; only a line split between reads
+		 * is copied (bounded: an over-long one is skipped) */
+		while (n > 0) {
+			const char *nl = memchr(p, '\n', n);
+			size_t ll = nl != NULL ? (size_t)(nl - p) : n;
 
-			if (line == NULL)
-				break;
-			if (!f->sse_skip)
-				sse_line(f, line, ll);
-			f->sse_skip = false;
-			free(line);
-		}
-		if (evbuffer_get_length(f->sse_buf) > INF_MAX_SSE_LINE) {
-			evbuffer_drain(f->sse_buf,
-			    evbuffer_get_length(f->sse_buf));
-			f->sse_skip = true;
+			if (nl == NULL) {
+				if (!f->sse_skip &&
+				    axg_buf_append(&f->sse_part, p, ll) < 0) {
+					axg_buf_reset(&f->sse_part);
+					f->sse_skip = true;
+				}
+				return;
+			}
+			if (f->sse_skip) {
+				f->sse_skip = false;
+			} else if (f->sse_part.len > 0) {
+				if (axg_buf_append(&f->sse_part, p, ll) == 0)
+					sse_line(f, f->sse_part.data,
+					    f->sse_part.len);
+				axg_buf_reset(&f->sse_part);
+			} else {
+				sse_line(f, p, ll);
+			}
+			p += ll + 1;
+			n -= ll + 1;
 		}
 	} else if (f->json_buf != NULL) {
 		if (evbuffer_get_length(f->json_buf) + n > INF_MAX_RESP_JSON) {
@@ -884,6 +925,30 @@ resp_data(void *arg, const char *p, size_t n)
 	usage_feed(f, p, n);
 	cli_send(c, p, n);
 	return 0;
+}
+
+/* Decoded chunk data: gathered, and sent as one chunk per read. */
+static int
+resp_dec(void *arg, const char *p, size_t n)
+{
+	struct px_conn *c = arg;
+	struct px_inf *f = c->inf;
+
+	f->resp_bytes += n;
+	usage_feed(f, p, n);
+	return evbuffer_add(f->dec, p, n);
+}
+
+static void
+flush_dec(struct px_conn *c)
+{
+	struct px_inf *f = c->inf;
+	size_t n = evbuffer_get_length(f->dec);
+
+	if (n == 0)
+		return;
+	cli_send(c, (const char *)evbuffer_pullup(f->dec, -1), n);
+	evbuffer_drain(f->dec, n);
 }
 
 static void
@@ -1035,7 +1100,7 @@ resp_head(struct px_conn *c)
 	evbuffer_drain(in, resp.head_len);
 	f->head_sent = true;
 	if (f->sse)
-		f->sse_buf = evbuffer_new();
+		axg_buf_init(&f->sse_part, INF_MAX_SSE_LINE);
 	else
 		f->json_buf = evbuffer_new();
 	f->phase = INF_WAIT;
@@ -1070,10 +1135,14 @@ up_readcb(struct bufferevent *bev, void *arg)
 
 		if (f->resp_kind == PX_BODY_CHUNKED) {
 			size_t used = 0;
-			int rc = px_chunked_feed(&f->resp_ch, p, len, &used,
-			    resp_data, c, err, sizeof(err));
+			int rc;
 
+			if (f->dec == NULL)
+				f->dec = evbuffer_new();
+			rc = px_chunked_feed(&f->resp_ch, p, len, &used,
+			    resp_dec, c, err, sizeof(err));
 			evbuffer_drain(in, len);
+			flush_dec(c);
 			if (rc < 0) {
 				inf_abort(c, err);
 				return;
@@ -1136,6 +1205,12 @@ up_eventcb(struct bufferevent *bev, short what, void *arg)
 		if (fd >= 0 &&
 		    getpeername(fd, (struct sockaddr *)&c->up_addr, &sl) == 0)
 			c->dialed = true;
+		if (fd >= 0) {
+			int one = 1;
+
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			    sizeof(one));
+		}
 		px->stats.dials++;
 		f->phase = INF_WAIT;
 		px_conn_arm(c, px->inf.idle_timeout_ms);

@@ -5,7 +5,7 @@ path and headers go to the log as one JSON line.
 
 The model chooses the behaviour: "stall" sends one event and then nothing,
 "die" sends one event and drops the connection, "nousage" answers without
-usage.  Usage: inference-backend.py PORTFILE LOG [CERT KEY]
+usage, "split" sends its usage line in two pieces.  Usage: inference-backend.py PORTFILE LOG [CERT KEY]
 """
 import json
 import socket
@@ -130,6 +130,13 @@ class H(BaseHTTPRequestHandler):
                               "total_tokens": 8}}))
             lines.append("data: [DONE]\n\n")
         for i, ln in enumerate(lines):
+            if model == "split" and "usage" in ln:
+                # the usage line in two reads, split mid-line
+                h = ln.index("usage")
+                self.chunk(ln[:h])
+                time.sleep(0.1)
+                self.chunk(ln[h:])
+                continue
             self.chunk(ln)
             if i == 0 and model == "stall":
                 time.sleep(30)

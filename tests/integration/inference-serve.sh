@@ -76,6 +76,7 @@ inference:
     - {name: tlsbad, provider: openai, endpoint: "https://127.0.0.1:$bport/v1", model: gpt-badname, api_key_env: AXG_TEST_OPENAI_KEY}
     - {name: stall, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: stall, api_key_env: AXG_TEST_OPENAI_KEY}
     - {name: die, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: die, api_key_env: AXG_TEST_OPENAI_KEY}
+    - {name: split, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: split, api_key_env: AXG_TEST_OPENAI_KEY}
     - {name: nousage, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: nousage, api_key_env: AXG_TEST_OPENAI_KEY}
     - {name: nokey, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: nokey, api_key_env: AXG_TEST_UNSET_KEY}
   token_budget:
@@ -221,6 +222,10 @@ out=$(c -w ' %{http_code}' -H 'Content-Type: application/json' \
 like "$out" ' 403' "a prompt with an AWS key is refused"
 is "$(wc -l < "$tmp/seen.jsonl")" "$n0" "the leaked prompt never reached the backend"
 
+# A usage line split between two reads.
+out=$(c -N -H 'Content-Type: application/json' -d "$(chat split 1)" "$U/v1/chat/completions")
+like "$out" 'data: [DONE]' "a stream whose usage line is split"
+
 # No usage in the answer: estimated.
 out=$(c -H 'Content-Type: application/json' -d "$(chat nousage)" "$U/v1/chat/completions")
 like "$out" '"hello from gpt"' "an answer without usage passes"
@@ -261,6 +266,8 @@ e=$(grep '"class_uid":6003' "$a" | grep '"claude-test"' | sed -n 2p)
 like "$e" '"completion_tokens":15' "streamed usage from message_delta"
 like "$(grep '"class_uid":6003' "$a" | grep 'client went away' | head -n 1)" '"ai_model":{"name":"stall"' \
     "a client that left is audited (and its reservation settled)"
+like "$(grep '"class_uid":6003' "$a" | grep '"name":"split"' | head -n 1)" \
+    '"prompt_tokens":5,"completion_tokens":3' "usage read from a line split between reads"
 like "$(grep '"class_uid":6003' "$a" | grep '"nousage"' | head -n 1)" '"prompt_tokens":' \
     "usage is estimated when the backend gives none"
 ok $(grep -q "$HOSTKEY\|$AKEY" "$a" "$tmp/serve.log"; [ $? -ne 0 ]; echo $?) \
