@@ -38,7 +38,8 @@
 #include "server/server.h"
 
 /* The port the proxy listens on, on the host end of the job's veth. */
-#define RUN_PROXY_PORT 3128
+#define RUN_PROXY_PORT	   3128
+#define RUN_INFERENCE_PORT 80 /* inference.local, origin form */
 
 #define MAX_GRANTS 256
 #define MAX_ENV	   256
@@ -58,6 +59,7 @@ struct run_ctx {
 	size_t nowned;
 	char jobid[24];
 	char cmdline[1024];
+	char hosts[64]; /* the job's /etc/hosts, "" if none */
 };
 
 /* Paths the sandbox always grants read-only: a read-only grant of one of
@@ -253,18 +255,68 @@ emit_exit(struct ocsf_writer *w, struct run_ctx *rc, char **argv,
 
 /* The job's network in proxy mode, and the proxy child on its host end.
  * with_audit: the child's events come back on rc->audit_fd. */
+/* Does the policy route inference requests? */
+static bool
+has_inference(const struct axv *doc)
+{
+	struct axv *inf, *routes;
+
+	if (doc == NULL || axv_kind(doc) != AXV_OBJECT ||
+	    (inf = axv_object_gets(doc, "inference")) == NULL ||
+	    axv_kind(inf) != AXV_OBJECT ||
+	    (routes = axv_object_gets(inf, "routes")) == NULL ||
+	    axv_kind(routes) != AXV_ARRAY)
+		return false;
+	return axv_array_len(routes) > 0;
+}
+
+/* The job's /etc/hosts: the host's, plus inference.local at the proxy. */
+static int
+write_hosts(struct run_ctx *rc, const char *addr, char *err, size_t errlen)
+{
+	char e[128];
+	size_t len = 0;
+	char *host = axg_read_file("/etc/hosts", 1 << 20, &len, e, sizeof(e));
+	char *text;
+	int fd, rcode = 0;
+
+	text = axg_asprintf("%s%s%s\n# axgate: the proxy answers inference "
+			    "requests here\n%s inference.local\n",
+	    host != NULL ? host : "127.0.0.1 localhost\n",
+	    host != NULL && len > 0 && host[len - 1] != '\n' ? "\n" : "", "",
+	    addr);
+	free(host);
+	axg_strlcpy(rc->hosts, "/tmp/axgate-hosts-XXXXXX", sizeof(rc->hosts));
+	fd = mkstemp(rc->hosts);
+	if (fd < 0) {
+		rc->hosts[0] = '\0';
+		free(text);
+		return axg_seterr(err, errlen, "hosts file: %s",
+		    strerror(errno));
+	}
+	if (fchmod(fd, 0644) < 0 ||
+	    write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		rcode =
+		    axg_seterr(err, errlen, "hosts file: %s", strerror(errno));
+	close(fd);
+	free(text);
+	return rcode;
+}
+
 static int
 start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
     const char *user, char *err, size_t errlen)
 {
-	static const uint16_t ports[] = { RUN_PROXY_PORT };
+	static const uint16_t ports[] = { RUN_PROXY_PORT, RUN_INFERENCE_PORT };
+	/* port 80 only for a policy with inference routes */
+	bool inf = has_inference(rc->doc);
 	struct ns_config nc = { .mode = NS_MODE_PROXY,
 		.ports = ports,
-		.nports = AXG_ARRAY_LEN(ports) };
+		.nports = inf ? 2 : 1 };
 	struct srv_child_opts co;
 	struct px_config pc;
 	struct sockaddr_in sin;
-	int one = 1, lfd = -1, sv[2] = { -1, -1 };
+	int one = 1, lfd = -1, ifd = -1, sv[2] = { -1, -1 };
 	char msg[512];
 
 	*netp = ns_job_net_new(&nc, msg, sizeof(msg));
@@ -286,6 +338,22 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 		    strerror(errno));
 		goto fail;
 	}
+	sin.sin_port = htons(RUN_INFERENCE_PORT);
+	if (!inf)
+		goto no_inference;
+	ifd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (ifd < 0 ||
+	    setsockopt(ifd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(ifd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(ifd, 512) < 0) {
+		axg_seterr(err, errlen, "proxy: listening on %s:%d: %s",
+		    ns_job_net_host_addr(*netp), RUN_INFERENCE_PORT,
+		    strerror(errno));
+		goto fail;
+	}
+	if (write_hosts(rc, ns_job_net_host_addr(*netp), err, errlen) < 0)
+		goto fail;
+no_inference:
 	if (with_audit &&
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		axg_seterr(err, errlen, "proxy: socketpair: %s",
@@ -296,6 +364,7 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 	memset(&co, 0, sizeof(co));
 	co.gate = rc->gate;
 	co.listen_fd = lfd;
+	co.inference_fd = ifd;
 	co.audit_fd = sv[1];
 	co.job = rc->jobid;
 	co.user = user;
@@ -306,6 +375,8 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 		goto fail;
 	}
 	close(lfd);
+	if (ifd >= 0)
+		close(ifd);
 	if (sv[1] >= 0)
 		close(sv[1]);
 	rc->audit_fd = sv[0];
@@ -313,6 +384,8 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 fail:
 	if (lfd >= 0)
 		close(lfd);
+	if (ifd >= 0)
+		close(ifd);
 	if (sv[0] >= 0) {
 		close(sv[0]);
 		close(sv[1]);
@@ -524,6 +597,10 @@ cmd_run(int argc, char **argv)
 		spec.netns_fd = ns_job_net_fd(net);
 		spec.proxy_addr = ns_job_net_host_addr(net);
 		spec.proxy_port = RUN_PROXY_PORT;
+		if (rc->hosts[0] != '\0') {
+			spec.inference_port = RUN_INFERENCE_PORT;
+			spec.hosts_file = rc->hosts;
+		}
 	} else if (strcmp(mode, "block") == 0) {
 		struct ns_config nc = { .mode = NS_MODE_BLOCK };
 
@@ -559,6 +636,8 @@ out:
 	if (rc != NULL) {
 		if (rc->audit_fd >= 0)
 			close(rc->audit_fd);
+		if (rc->hosts[0] != '\0')
+			(void)unlink(rc->hosts);
 		gate_unref(rc->gate);
 		axv_unref(rc->doc);
 		for (size_t i = 0; i < rc->nowned; i++)

@@ -124,6 +124,10 @@ px_conn_on_head(struct px_conn *c)
 		px_conn_refuse(c, PX_OUTCOME_ERROR, status, "parse", err);
 		return;
 	}
+	if (px_inf_wants(c, &req)) {
+		px_inf_begin(c, &req);
+		return;
+	}
 	if (req.is_connect) {
 		on_connect_head(c, &req);
 		if (c->state != PX_ST_CLOSING)
@@ -609,6 +613,9 @@ px_conn_timer_fired(struct px_conn *c)
 		return;
 	case PX_ST_DIALING:
 		dial_next(c);
+		return;
+	case PX_ST_INFERENCE:
+		px_inf_timer(c);
 		return;
 	case PX_ST_SNI:
 	case PX_ST_TUNNEL:

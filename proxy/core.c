@@ -131,6 +131,9 @@ fill_record(struct px_conn *c, struct px_audit_record *r,
 	if (c->fwd != NULL) {
 		method = px_fwd_method(c->fwd);
 		path = px_fwd_path(c->fwd);
+	} else if (c->inf != NULL) {
+		method = px_inf_method(c->inf);
+		path = px_inf_path(c->inf);
 	} else if (c->is_connect) {
 		method = "CONNECT";
 	}
@@ -153,6 +156,8 @@ fill_record(struct px_conn *c, struct px_audit_record *r,
 	r->start_ms = c->req_start_ms;
 	r->duration_us = (px_now_ns() - c->req_start_ns) / 1000;
 	r->snap = c->snap;
+	r->route = c->inf != NULL ? px_inf_route_name(c->inf) : "";
+	r->backend_url = c->inf != NULL ? px_inf_backend_url(c->inf) : "";
 }
 
 void
@@ -191,10 +196,18 @@ px_conn_audit_open(struct px_conn *c)
 
 /* ---- final answers ---- */
 
-static const char *
-status_text(int status)
+const char *
+px_status_text(int status)
 {
 	switch (status) {
+	case 200:
+		return "OK";
+	case 404:
+		return "Not Found";
+	case 429:
+		return "Too Many Requests";
+	case 500:
+		return "Internal Server Error";
 	case 400:
 		return "Bad Request";
 	case 403:
@@ -266,7 +279,7 @@ px_conn_reply_close(struct px_conn *c, int status, const char *error,
 	evbuffer_add_printf(out,
 	    "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
 	    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-	    status, status_text(status), evbuffer_get_length(body));
+	    status, px_status_text(status), evbuffer_get_length(body));
 	evbuffer_add_buffer(out, body);
 	evbuffer_free(body);
 	c->state = PX_ST_CLOSING;
@@ -274,6 +287,42 @@ px_conn_reply_close(struct px_conn *c, int status, const char *error,
 	bufferevent_setwatermark(c->cli, EV_WRITE, 0, 0);
 	bufferevent_enable(c->cli, EV_WRITE);
 	px_conn_arm(c, PX_LINGER_MS);
+}
+
+void
+px_conn_reply_raw(struct px_conn *c, int status, const char *extra,
+    const char *ctype, const char *body, size_t len)
+{
+	struct evbuffer *out;
+
+	if (c->up != NULL) {
+		bufferevent_free(c->up);
+		c->up = NULL;
+	}
+	bufferevent_disable(c->cli, EV_READ);
+	evbuffer_drain(bufferevent_get_input(c->cli),
+	    evbuffer_get_length(bufferevent_get_input(c->cli)));
+	out = bufferevent_get_output(c->cli);
+	evbuffer_add_printf(out,
+	    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+	    "Content-Length: %zu\r\n%sConnection: close\r\n\r\n",
+	    status, px_status_text(status), ctype, len,
+	    extra != NULL ? extra : "");
+	evbuffer_add(out, body, len);
+	px_conn_close_after_write(c);
+}
+
+void
+px_conn_close_after_write(struct px_conn *c)
+{
+	c->state = PX_ST_CLOSING;
+	bufferevent_setcb(c->cli, cli_readcb, cli_writecb, cli_eventcb, c);
+	bufferevent_setwatermark(c->cli, EV_WRITE, 0, 0);
+	bufferevent_disable(c->cli, EV_READ);
+	bufferevent_enable(c->cli, EV_WRITE);
+	px_conn_arm(c, PX_LINGER_MS);
+	if (evbuffer_get_length(bufferevent_get_output(c->cli)) == 0)
+		cli_writecb(c->cli, c);
 }
 
 void
@@ -285,9 +334,9 @@ px_conn_refuse(struct px_conn *c, enum px_outcome outcome, int status,
 	if (reason != NULL && reason != c->reason)
 		axg_strlcpy(c->reason, reason, sizeof(c->reason));
 	px_conn_audit(c,
-	    c->is_connect	 ? PX_AUDIT_CONNECT
-		: c->fwd != NULL ? PX_AUDIT_HTTP
-				 : PX_AUDIT_REJECT,
+	    c->is_connect			   ? PX_AUDIT_CONNECT
+		: c->fwd != NULL || c->inf != NULL ? PX_AUDIT_HTTP
+						   : PX_AUDIT_REJECT,
 	    outcome, status, stage);
 	switch (status) {
 	case 403:
@@ -341,9 +390,9 @@ px_conn_free(struct px_conn *c)
 
 	if (c->in_request)
 		px_conn_audit(c,
-		    c->is_connect	 ? PX_AUDIT_CONNECT
-			: c->fwd != NULL ? PX_AUDIT_HTTP
-					 : PX_AUDIT_REJECT,
+		    c->is_connect			   ? PX_AUDIT_CONNECT
+			: c->fwd != NULL || c->inf != NULL ? PX_AUDIT_HTTP
+							   : PX_AUDIT_REJECT,
 		    PX_OUTCOME_ERROR, 0, "closed");
 	if (c->dnsreq != NULL) {
 		struct evdns_getaddrinfo_request *r = c->dnsreq;
@@ -359,6 +408,8 @@ px_conn_free(struct px_conn *c)
 		event_free(c->timer);
 	if (c->fwd != NULL)
 		px_fwd_free(c->fwd);
+	if (c->inf != NULL)
+		px_inf_free(c->inf);
 	free(c->addrs);
 	free(c->sni);
 	if (px->dec.release != NULL)
@@ -504,7 +555,6 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	struct px_client *cl;
 	struct sockaddr_storage ss;
 
-	(void)l;
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, sa,
 	    (size_t)salen < sizeof(ss) ? (size_t)salen : sizeof(ss));
@@ -515,6 +565,9 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	c->px = px;
 	c->client = cl;
 	c->client_addr = ss;
+	for (int i = 0; i < px->nlisteners; i++)
+		if (px->listeners[i] == l)
+			c->inf_port = px->listen_inference[i];
 	c->snap = px->dec.acquire != NULL ? px->dec.acquire(px->dec.arg)
 					  : px->dec.arg;
 	c->conn_start_ns = c->last_activity_ns = px_now_ns();
@@ -750,6 +803,16 @@ px_proxy_listen_fd(struct px_proxy *px, int fd, char *err, size_t errlen)
 	return add_listener(px, fd, err, errlen);
 }
 
+int
+px_proxy_listen_inference_fd(struct px_proxy *px, int fd, char *err,
+    size_t errlen)
+{
+	if (add_listener(px, fd, err, errlen) != 0)
+		return -1;
+	px->listen_inference[px->nlisteners - 1] = true;
+	return 0;
+}
+
 void
 px_proxy_free(struct px_proxy *px)
 {
@@ -768,6 +831,7 @@ px_proxy_free(struct px_proxy *px)
 			px->clients[i] = n;
 		}
 	}
+	px_inf_proxy_free(px);
 	free(px->hdrs);
 	free(px);
 }

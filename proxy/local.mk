@@ -9,4 +9,5 @@ libaxgate_la_SOURCES += \
 	%reldir%/core.c \
 	%reldir%/conn.c \
 	%reldir%/forward.c \
+	%reldir%/inference.c \
 	%reldir%/json.c

@@ -35,6 +35,7 @@ enum px_state {
 	PX_ST_FORWARD,	 /* plain HTTP request in flight */
 	PX_ST_CLOSING,	 /* writing a final answer */
 	PX_ST_DRAINING,	 /* answer written, discarding input */
+	PX_ST_INFERENCE, /* an inference.local request (inference.c) */
 };
 
 struct px_client {
@@ -59,9 +60,14 @@ struct px_proxy {
 	struct px_client *clients[PX_CLIENT_BUCKETS];
 	struct px_stats stats;
 	struct px_header *hdrs; /* scratch, cfg.http.max_headers */
+	bool listen_inference[PX_MAX_LISTENERS];
+	struct px_inference_hook inf;
+	bool has_inf;
+	void *ssl_ctx; /* SSL_CTX for https backends */
 };
 
 struct px_fwd; /* forward.c */
+struct px_inf; /* inference.c */
 
 struct px_conn {
 	TAILQ_ENTRY(px_conn) link;
@@ -95,6 +101,8 @@ struct px_conn {
 	bool cli_eof, up_eof;
 	bool shut_up_pending, shut_cli_pending;
 	struct px_fwd *fwd;
+	bool inf_port; /* accepted on an inference listener */
+	struct px_inf *inf;
 };
 
 /* core.c */
@@ -138,6 +146,28 @@ void px_fwd_client_event(struct px_conn *c, short what);
 
 /* Is sa (with port) one of the proxy's own listeners? */
 bool px_is_self(const struct px_proxy *px, const struct sockaddr *sa);
+
+/* Answer status with the given body (and extra header lines, each ending
+ * in CRLF, or NULL) and close (lingering). */
+void px_conn_reply_raw(struct px_conn *c, int status, const char *extra,
+    const char *ctype, const char *body, size_t len);
+/* Close once the output is written (lingering like a refusal). */
+void px_conn_close_after_write(struct px_conn *c);
+const char *px_status_text(int status);
+
+/* inference.c */
+/* Is this request for inference.local (or, on an inference listener,
+ * anything at all: then it is refused there)? */
+bool px_inf_wants(struct px_conn *c, const struct px_request *req);
+/* Take the request over (the head is still in the client's input). */
+void px_inf_begin(struct px_conn *c, const struct px_request *req);
+void px_inf_timer(struct px_conn *c);
+void px_inf_free(struct px_inf *f);
+const char *px_inf_method(const struct px_inf *f);
+const char *px_inf_path(const struct px_inf *f);
+const char *px_inf_route_name(const struct px_inf *f);
+const char *px_inf_backend_url(const struct px_inf *f);
+void px_inf_proxy_free(struct px_proxy *px);
 
 /* json.c */
 void px_json_string(struct evbuffer *out, const char *s);

@@ -343,6 +343,10 @@ struct px_audit_record {
 	uint64_t start_ms;		 /* wall clock */
 	uint64_t duration_us;
 	void *snap; /* the decider's snapshot (see struct px_decider) */
+	/* inference.local requests: the route chosen and the backend URL
+	 * the request went to; "" otherwise */
+	const char *route;
+	const char *backend_url;
 };
 
 struct px_audit_hook {
@@ -497,5 +501,108 @@ void px_proxy_stats(const struct px_proxy *px, struct px_stats *out);
 /* Stop accepting: close every listener (connections in flight go on).
  * For a graceful shutdown; the proxy is freed as usual afterwards. */
 void px_proxy_stop_accepting(struct px_proxy *px);
+
+/* ------------------------------------------------------------------ */
+/* Inference routing (inference.local)                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Requests to host inference.local, in absolute form through any listener
+ * or in origin form with `Host: inference.local` on a listener opened with
+ * px_proxy_listen_inference_fd(), are never dialled by name: the proxy
+ * reads the whole body (at most PX_INF_MAX_BODY bytes, 413 above), checks
+ * the path against the OpenAI and Anthropic shapes (404 otherwise), and
+ * asks the inference hook for a route.  The request goes to the route's
+ * backend (http:// or https://, TLS 1.2 or later with the host name
+ * verified) with only allowlisted headers and the route's key injected;
+ * the response streams back as it arrives (SSE included) with an idle
+ * timeout between reads.  Token usage is read from the response (or
+ * estimated) and handed to the hook's finish().  Each request is answered
+ * with `Connection: close`.
+ */
+#define PX_INF_HOST	"inference.local"
+#define PX_INF_MAX_BODY (8u << 20)
+
+enum px_inf_shape {
+	PX_INF_OPENAI = 0,
+	PX_INF_ANTHROPIC,
+};
+
+/* What the hook sees of an inference request (valid during the call). */
+struct px_inf_request {
+	const char *method;    /* "POST" or "GET" */
+	const char *path;      /* e.g. "/v1/chat/completions", no query */
+	const char *query;     /* after '?', or "" */
+	const char *operation; /* "chat.completions", "messages", ... */
+	enum px_inf_shape shape;
+	const char *model; /* the body's "model"; "" if none */
+	const char *body;  /* the whole request body (may be binary) */
+	size_t body_len;
+	bool stream;		   /* the body's "stream": true */
+	int64_t max_tokens;	   /* max_tokens, max_completion_tokens or
+				      max_output_tokens; -1 if none */
+	int64_t est_prompt_tokens; /* body bytes / 4 */
+	const struct sockaddr *client;
+};
+
+/* The hook's answer.  On refusal, status (403, 404, 429, 502, ...),
+ * error (a short code), reason and retry_after (seconds, 429) are sent;
+ * reason must never hold a key. */
+struct px_inf_route {
+	char route[128];
+	char provider[16]; /* "openai" or "anthropic" */
+	char url[2048];	   /* the full backend URL, path included */
+	char *key;	   /* malloc'd by the hook; the proxy wipes and
+			      frees it.  NULL: nothing is injected */
+	char rule[64];
+	char reason[256];
+	char error[48];
+	int status;
+	unsigned retry_after;
+	void *call; /* the hook's per-call state, given to finish() */
+};
+
+/* How the call ended. */
+struct px_inf_result {
+	int status; /* the backend's status; 0 if none */
+	int64_t prompt_tokens;
+	int64_t completion_tokens;
+	bool estimated; /* the usage was not in the response */
+	bool failed;
+	const char *detail; /* why it failed; NULL if it did not */
+	const char *backend_host;
+	const struct sockaddr *backend; /* NULL if none was reached */
+	uint64_t latency_ms;
+	uint64_t bytes_up, bytes_down; /* to and from the backend */
+};
+
+struct px_inference_hook {
+	/* Pick and decide a route: 0 with out filled (url and provider),
+	 * or -1 with out->status and out->reason set (refused). */
+	int (*route)(void *arg, void *snap, const struct px_inf_request *req,
+	    struct px_inf_route *out);
+	/* The body of GET /v1/models (malloc'd JSON), or NULL (500). */
+	char *(*models)(void *arg, void *snap);
+	/* Called exactly once for every route() that returned 0. */
+	void (*finish)(void *arg, void *snap, void *call,
+	    const struct px_inf_result *res);
+	void *arg;
+	unsigned idle_timeout_ms; /* between backend reads; 0: the proxy's
+				     idle_timeout_ms */
+	const char *ca_file;	  /* PEM CA bundle for https backends; NULL: the
+				     SSL_CERT_FILE variable, else the system's */
+};
+
+/* Install the inference hook (copied; arg must outlive the proxy).  The
+ * CA bundle is read now.  Without a hook inference.local requests get
+ * 503.  Returns 0 or -1 with err set. */
+int px_proxy_set_inference(struct px_proxy *px,
+    const struct px_inference_hook *hook, char *err, size_t errlen);
+
+/* Take over a listening socket whose origin-form requests with
+ * `Host: inference.local` are inference requests (and nothing else is
+ * served there). */
+int px_proxy_listen_inference_fd(struct px_proxy *px, int fd, char *err,
+    size_t errlen);
 
 #endif /* AXG_PROXY_H */

@@ -181,6 +181,16 @@ do_mounts(void)
 				fail(SBX_EXIT_SETUP, errno, "denying %.200s",
 				    m->target);
 			break;
+		case SBX_M_HOSTS:
+			if (mount(m->source, m->target, NULL, MS_BIND, NULL) ==
+				-1 ||
+			    mount(NULL, m->target, NULL,
+				MS_REMOUNT | MS_BIND | MS_RDONLY | hard,
+				NULL) == -1)
+				fail(SBX_EXIT_SETUP, errno,
+				    "binding the hosts file over %.200s",
+				    m->target);
+			break;
 		case SBX_M_DENY_FILE:
 			if (mount("/dev/null", m->target, NULL, MS_BIND,
 				NULL) == -1)

@@ -223,6 +223,21 @@ sbx_landlock_build(const struct sbx_spec *spec, const int *grant_fds,
 			goto fail;
 		}
 	}
+	if (abi >= 4 && spec->proxy_port != 0 && spec->inference_port != 0 &&
+	    !spec->block_network) {
+		struct sbx_landlock_net_port_attr np = {
+			.allowed_access = SBX_LL_NET_CONNECT_TCP,
+			.port = spec->inference_port,
+		};
+
+		if (syscall(__NR_landlock_add_rule, rfd,
+			SBX_LANDLOCK_RULE_NET_PORT, &np, 0) == -1) {
+			axg_seterr(err, errlen,
+			    "Landlock rule for TCP port %u: %s",
+			    (unsigned)spec->inference_port, strerror(errno));
+			goto fail;
+		}
+	}
 	/* The ruleset is applied before the job's execve: without this,
 	 * ABI 7 kernels would not log the job's own denials to audit. */
 	plan->ll_restrict_flags = abi >= 7

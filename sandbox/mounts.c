@@ -94,6 +94,18 @@ sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
 	size_t nc = 0, nh = 0, nb = 0;
 	const char *home = getenv("HOME");
 
+	/* first, while the source is still visible */
+	if (spec->hosts_file != NULL) {
+		if (!sbx_path_clean(spec->hosts_file))
+			return axg_seterr(err, errlen,
+			    "hosts file '%s' is not a clean absolute path",
+			    spec->hosts_file);
+		if (push(plan, SBX_M_HOSTS, "/etc/hosts", -1, false, true) ==
+		    -1)
+			goto too_many;
+		plan->mounts[plan->n_mounts - 1].source =
+		    axg_strdup(spec->hosts_file);
+	}
 	for (size_t i = 0; i < AXG_ARRAY_LEN(hide_always); i++)
 		cand[nc++] = hide_always[i];
 	if (home != NULL && sbx_path_clean(home) && strcmp(home, "/") != 0)
@@ -198,8 +210,10 @@ too_many:
 void
 sbx_mounts_free(struct sbx_plan *plan)
 {
-	for (size_t i = 0; i < plan->n_mounts; i++)
+	for (size_t i = 0; i < plan->n_mounts; i++) {
 		free(plan->mounts[i].target);
+		free(plan->mounts[i].source);
+	}
 	free(plan->mounts);
 	plan->mounts = NULL;
 	plan->n_mounts = 0;

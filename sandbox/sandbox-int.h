@@ -26,6 +26,7 @@ enum sbx_mount_kind {
 	SBX_M_BIND,	 /* bind a pre-opened path back into a hidden tree */
 	SBX_M_DENY_DIR,	 /* empty read-only tmpfs over a directory */
 	SBX_M_DENY_FILE, /* /dev/null over a file */
+	SBX_M_HOSTS,	 /* spec->hosts_file over /etc/hosts, read-only */
 };
 
 struct sbx_mount {
@@ -35,6 +36,7 @@ struct sbx_mount {
 	ino_t ino;
 	bool is_dir;	/* SBX_M_BIND: the source is a directory */
 	bool read_only; /* SBX_M_BIND: remount read-only */
+	char *source;	/* SBX_M_HOSTS: the file bound */
 };
 
 struct sbx_plan {

@@ -74,6 +74,13 @@ struct sbx_spec {
 	const char *proxy_addr;
 	uint16_t proxy_port;
 	const char *no_proxy;
+	/* A second TCP port of the proxy the job may connect to (the
+	 * inference port, 80); 0: none.  Ignored in block mode. */
+	uint16_t inference_port;
+	/* A file bound read-only over /etc/hosts in the job's mount
+	 * namespace (it maps inference.local to the proxy); NULL: none.
+	 * It must be readable by the job's user. */
+	const char *hosts_file;
 
 	/* Block mode: no AF_INET/AF_INET6 sockets at all, and no TCP
 	 * connect through Landlock. */

@@ -91,12 +91,16 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 	struct px_audit_hook hook;
 	struct px_scan_hook scan;
 	struct srv_scan *sc = NULL;
+	struct srv_budget *budget = srv_budget_new();
+	struct srv_inference *inf = NULL;
+	struct px_inference_hook ih;
 	struct event *sigterm, *sigint, *tick;
 	struct timeval one = { 1, 0 };
 	char err[512], msg[600];
-	int keep[3] = { ready_fd, o->listen_fd, o->audit_fd };
+	int keep[4] = { ready_fd, o->listen_fd, o->audit_fd,
+		o->inference_fd > 0 ? o->inference_fd : -1 };
 
-	close_others(keep, 3);
+	close_others(keep, 4);
 	signal(SIGPIPE, SIG_IGN);
 	base = event_base_new();
 	if (base == NULL) {
@@ -116,6 +120,13 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 	srv_scan_hook(sc, &scan);
 	px = px_proxy_new(base, o->px, &dec, &hook, &scan, err, sizeof(err));
 	if (px == NULL) {
+		snprintf(msg, sizeof(msg), "proxy: %s", err);
+		goto fail;
+	}
+	/* the CA bundle for https backends is read now too */
+	inf = srv_inference_new(k, budget, sc);
+	srv_inference_hook(inf, &ih);
+	if (px_proxy_set_inference(px, &ih, err, sizeof(err)) < 0) {
 		snprintf(msg, sizeof(msg), "proxy: %s", err);
 		goto fail;
 	}
@@ -155,6 +166,12 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 		snprintf(msg, sizeof(msg), "proxy: %s", err);
 		goto fail;
 	}
+	if (o->inference_fd > 0 &&
+	    px_proxy_listen_inference_fd(px, o->inference_fd, err,
+		sizeof(err)) < 0) {
+		snprintf(msg, sizeof(msg), "proxy: %s", err);
+		goto fail;
+	}
 	sigterm = evsignal_new(base, SIGTERM, on_term, base);
 	sigint = evsignal_new(base, SIGINT, on_term, base);
 	tick = event_new(base, -1, EV_PERSIST, check_parent, &parent);
@@ -172,6 +189,8 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 		ocsf_writer_flush(w, 2000);
 		ocsf_writer_free(w);
 	}
+	srv_inference_free(inf);
+	srv_budget_free(budget);
 	srv_scan_free(sc);
 	srv_gatekeeper_free(k);
 	event_base_free(base);

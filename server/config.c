@@ -423,6 +423,13 @@ top_pair(struct cfg *x, const char *key, yaml_node_t *v, const char *kp)
 			    &c->listeners[c->nlisteners++]);
 		if (n == 0)
 			cfg_err(x, v, kp, "must name at least one address");
+	} else if (strcmp(key, "inference_listeners") == 0) {
+		long n = seq_len(x, v, kp, SRV_MAX_INFERENCE_LISTENERS);
+
+		c->ninference_listeners = 0;
+		for (long i = 0; i < n && !x->failed; i++)
+			get_addr(x, seq_item(x, v, i), kp, false,
+			    &c->inference_listeners[c->ninference_listeners++]);
 	} else if (strcmp(key, "policy") == 0) {
 		s = get_str(x, v, kp);
 		if (s == NULL)
@@ -470,9 +477,9 @@ top_pair(struct cfg *x, const char *key, yaml_node_t *v, const char *kp)
 	}
 }
 
-static const char *const top_keys[] = { "listeners", "policy", "audit",
-	"limits", "resolver", "admin", "user", "workers", "drain_timeout_ms",
-	NULL };
+static const char *const top_keys[] = { "listeners", "inference_listeners",
+	"policy", "audit", "limits", "resolver", "admin", "user", "workers",
+	"drain_timeout_ms", NULL };
 
 void
 srv_config_init(struct srv_config *c)

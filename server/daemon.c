@@ -44,6 +44,7 @@ struct worker {
 	struct event_base *base;
 	struct px_proxy *px;
 	struct srv_scan *scan; /* a scanner per thread */
+	struct srv_inference *inf;
 	int fds[SRV_MAX_LISTENERS]; /* until the proxy owns them */
 	int ctl[2];		    /* the main thread writes 'd' or 'q' */
 	struct event *ctl_ev;
@@ -68,6 +69,8 @@ struct srv_daemon {
 	struct srv_admin *admin;
 	struct event *sigs[4];
 	struct event *tick;
+	struct srv_budget *budget; /* token budgets, shared by the workers */
+	bool listen_inf[SRV_MAX_LISTENERS]; /* an inference listener */
 	bool ready;
 	bool stopping;
 	uint64_t deadline_ns;
@@ -494,7 +497,8 @@ bind_all(struct srv_daemon *d, const struct srv_listen *ls, size_t nls,
 				errlen) < 0)
 				return -1;
 		addr_text(&a, text, sizeof(text));
-		axg_info("proxy listening on %s (%u workers)", text, d->nw);
+		axg_info("%s listening on %s (%u workers)",
+		    d->listen_inf[j] ? "inference" : "proxy", text, d->nw);
 	}
 	if (d->cfg->admin_set) {
 		struct sockaddr_storage a = d->cfg->admin.addr;
@@ -641,8 +645,8 @@ start_workers(struct srv_daemon *d, size_t nls, char *err, size_t errlen)
 			struct px_scan_hook scan;
 			char why[512];
 
-			w->scan = srv_scan_new(d->gk, g, NULL, why,
-			    sizeof(why));
+			w->scan =
+			    srv_scan_new(d->gk, g, NULL, why, sizeof(why));
 			gate_unref(g);
 			if (w->scan == NULL)
 				return axg_seterr(err, errlen,
@@ -653,9 +657,22 @@ start_workers(struct srv_daemon *d, size_t nls, char *err, size_t errlen)
 		}
 		if (w->px == NULL)
 			return -1;
+		{
+			struct px_inference_hook ih;
+
+			if (d->budget == NULL)
+				d->budget = srv_budget_new();
+			w->inf = srv_inference_new(d->gk, d->budget, w->scan);
+			srv_inference_hook(w->inf, &ih);
+			if (px_proxy_set_inference(w->px, &ih, err, errlen) < 0)
+				return -1;
+		}
 		for (size_t j = 0; j < nls; j++) {
-			if (px_proxy_listen_fd(w->px, w->fds[j], err, errlen) <
-			    0)
+			if ((d->listen_inf[j]
+				    ? px_proxy_listen_inference_fd(w->px,
+					  w->fds[j], err, errlen)
+				    : px_proxy_listen_fd(w->px, w->fds[j], err,
+					  errlen)) < 0)
 				return -1;
 			w->fds[j] = -1;
 		}
@@ -695,6 +712,7 @@ stop_workers(struct srv_daemon *d)
 		if (w->tick != NULL)
 			event_free(w->tick);
 		px_proxy_free(w->px);
+		srv_inference_free(w->inf);
 		srv_scan_free(w->scan);
 		if (w->base != NULL)
 			event_base_free(w->base);
@@ -707,6 +725,8 @@ stop_workers(struct srv_daemon *d)
 		pthread_mutex_destroy(&w->lock);
 	}
 	free(d->w);
+	srv_budget_free(d->budget);
+	d->budget = NULL;
 	d->w = NULL;
 }
 
@@ -728,8 +748,8 @@ srv_serve(const struct srv_config *c)
 {
 	static const int signals[4] = { SIGHUP, SIGTERM, SIGINT, 0 };
 	struct srv_daemon d;
-	struct srv_listen deflt;
-	const struct srv_listen *ls = c->listeners;
+	struct srv_listen all[SRV_MAX_LISTENERS];
+	const struct srv_listen *ls = all;
 	size_t nls = c->nlisteners;
 	struct axp_polfile_errors errs;
 	struct ocsf_policy_event pev;
@@ -754,10 +774,19 @@ srv_serve(const struct srv_config *c)
 		return 1;
 	}
 	if (nls == 0) {
-		srv_parse_addr("127.0.0.1:3128", false, &deflt, err,
+		srv_parse_addr("127.0.0.1:3128", false, &all[0], err,
 		    sizeof(err));
-		ls = &deflt;
 		nls = 1;
+	} else {
+		memcpy(all, c->listeners, nls * sizeof(all[0]));
+	}
+	for (size_t i = 0; i < c->ninference_listeners; i++) {
+		if (nls >= SRV_MAX_LISTENERS) {
+			axg_err("too many listeners");
+			return 1;
+		}
+		d.listen_inf[nls] = true;
+		all[nls++] = c->inference_listeners[i];
 	}
 
 	/* 1. the policy */

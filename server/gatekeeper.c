@@ -12,7 +12,7 @@
 #include <netinet/in.h>
 
 #include "common/common.h"
-#include "server/server.h"
+#include "server/server-int.h"
 
 const uint64_t srv_latency_bounds_ns[SRV_LATENCY_BUCKETS] = {
 	1000,
@@ -257,6 +257,39 @@ decide_http(void *arg, const struct px_http_info *req, struct px_decision *out)
 	return rc;
 }
 
+/* ---- for inference.c (server-int.h) ---- */
+
+struct gate *
+srv_snap_gate(void *snap)
+{
+	return ((struct srv_snap *)snap)->g;
+}
+
+struct srv_gatekeeper *
+srv_snap_keeper(void *snap)
+{
+	return ((struct srv_snap *)snap)->k;
+}
+
+const char *
+srv_snap_conn_uid(void *snap)
+{
+	return ((struct srv_snap *)snap)->conn_uid;
+}
+
+const char *
+srv_gatekeeper_job(struct srv_gatekeeper *k)
+{
+	return k->job;
+}
+
+int
+srv_snap_decide(void *snap, const struct gate_request *r,
+    struct px_decision *out)
+{
+	return decide(snap, r->entry, r, out);
+}
+
 void
 srv_gatekeeper_decider(struct srv_gatekeeper *k, struct px_decider *out)
 {
@@ -407,6 +440,11 @@ emit_http(struct srv_snap *s, const struct px_audit_record *r)
 	ev.reason = nz(r->reason);
 	ev.bytes_out = r->bytes_up;
 	ev.bytes_in = r->bytes_down;
+	if (nz(r->route) != NULL || nz(r->backend_url) != NULL) {
+		ev.route = nz(r->route);
+		ev.backend_url = nz(r->backend_url);
+		ev.backend_method = ev.backend_url != NULL ? ev.method : NULL;
+	}
 	rc = ocsf_emit_http(s->k->audit, &ev);
 	if (rc != OCSF_QUEUED)
 		ADD(s->k->st.audit_failed, 1);

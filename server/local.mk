@@ -4,7 +4,8 @@ libaxgate_la_SOURCES += \
 	%reldir%/server.h \
 	%reldir%/gatekeeper.c \
 	%reldir%/child.c \
-	%reldir%/scan.c
+	%reldir%/scan.c \
+	%reldir%/inference.c
 libaxgate_la_SOURCES += \
 	%reldir%/server-int.h \
 	%reldir%/config.c \

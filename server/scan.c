@@ -8,7 +8,7 @@
 
 #include "common/common.h"
 #include "safety/safety.h"
-#include "server/server.h"
+#include "server/server-int.h"
 
 struct srv_scan {
 	struct srv_gatekeeper *k;
@@ -18,6 +18,7 @@ struct srv_scan {
 	char *job;
 	char policy_name[128];
 	char policy_uid[32];
+	enum leak_mode mode;
 };
 
 static enum ocsf_leak_action
@@ -87,6 +88,7 @@ srv_scan_new(struct srv_gatekeeper *k, const struct gate *g, const char *job,
 	if (s->sc == NULL)
 		goto fail;
 	s->hook = leak_hook_new(s->sc, mode, on_finding, s);
+	s->mode = mode;
 	return s;
 fail:
 	srv_scan_free(s);
@@ -109,4 +111,24 @@ srv_scan_free(struct srv_scan *s)
 	leak_ruleset_free(s->rs);
 	free(s->job);
 	free(s);
+}
+
+/* ---- for inference.c (server-int.h) ---- */
+
+struct leak_scan *
+srv_scan_scanner(struct srv_scan *s)
+{
+	return s->sc;
+}
+
+enum leak_mode
+srv_scan_mode(struct srv_scan *s)
+{
+	return s->mode;
+}
+
+void
+srv_scan_report(struct srv_scan *s, const struct leak_report *r)
+{
+	on_finding(s, r);
 }

@@ -5,6 +5,7 @@
 #define AXG_SERVER_INT_H
 
 #include "common/common.h"
+#include "safety/safety.h"
 #include "server/server.h"
 
 struct event_base;
@@ -52,5 +53,21 @@ srv_counts_new(const struct px_audit_hook *next, struct px_audit_hook *out);
 void srv_counts_free(struct srv_counts *c);
 /* Append the Prometheus lines. */
 void srv_counts_metrics(struct srv_counts *c, struct axg_buf *out);
+
+/* ---- what inference.c needs of a connection's snapshot
+ * (gatekeeper.c) ---- */
+struct gate *srv_snap_gate(void *snap); /* borrowed */
+struct srv_gatekeeper *srv_snap_keeper(void *snap);
+const char *srv_snap_conn_uid(void *snap);
+const char *srv_gatekeeper_job(struct srv_gatekeeper *k); /* NULL: none */
+/* Decide r (r->entry) with the snapshot's gate, counted like the
+ * proxy's own decisions. */
+int srv_snap_decide(void *snap, const struct gate_request *r,
+    struct px_decision *out);
+/* The scanner of a srv_scan, the policy's mode, and a finding to audit
+ * (scan.c). */
+struct leak_scan *srv_scan_scanner(struct srv_scan *s);
+enum leak_mode srv_scan_mode(struct srv_scan *s);
+void srv_scan_report(struct srv_scan *s, const struct leak_report *r);
 
 #endif /* AXG_SERVER_INT_H */

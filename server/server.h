@@ -81,6 +81,28 @@ struct srv_scan *srv_scan_new(struct srv_gatekeeper *k, const struct gate *g,
 void srv_scan_hook(struct srv_scan *s, struct px_scan_hook *out);
 void srv_scan_free(struct srv_scan *s);
 
+/* ---- inference routing (inference.c) ---- */
+
+/* Token budgets, shared by every worker: per job (the job id, or the
+ * client's address when the proxy serves many), a sliding hour of charges
+ * and the reservations of the calls in flight. */
+struct srv_budget;
+struct srv_budget *srv_budget_new(void);
+void srv_budget_free(struct srv_budget *b);
+
+/* The inference hook of one worker: routes by the body's model (else the
+ * policy's default_provider), decides with data.axgate.inference,
+ * enforces token_budget, reads the route's key (api_key_env from this
+ * process's environment, or api_key_file) when a call needs it, scans the
+ * prompt with scan (may be NULL; the key is ignored by it), and emits one
+ * API Activity (6003) per call to k's writer.  k, b and scan are borrowed
+ * and must outlive it. */
+struct srv_inference;
+struct srv_inference *srv_inference_new(struct srv_gatekeeper *k,
+    struct srv_budget *b, struct srv_scan *scan);
+void srv_inference_free(struct srv_inference *s);
+void srv_inference_hook(struct srv_inference *s, struct px_inference_hook *out);
+
 /* ---- the proxy child of `axgate run` (child.c) ---- */
 
 struct srv_child_opts {
@@ -90,6 +112,7 @@ struct srv_child_opts {
 	const char *job;   /* the job id */
 	const char *user;  /* to drop to (NULL: nobody) */
 	const struct px_config *px;
+	int inference_fd; /* bound and listening (port 80); <= 0: none */
 };
 
 /* Fork the proxy child: it keeps only stdio, listen_fd and audit_fd,
@@ -115,9 +138,10 @@ void srv_relay_stop(struct srv_relay *r);
 
 #include <sys/socket.h>
 
-#define SRV_MAX_LISTENERS 16
-#define SRV_MAX_WORKERS	  64
-#define SRV_ADDR_MAX	  80 /* "[v6]:port" as text */
+#define SRV_MAX_LISTENERS	    16
+#define SRV_MAX_WORKERS		    64
+#define SRV_ADDR_MAX		    80 /* "[v6]:port" as text */
+#define SRV_MAX_INFERENCE_LISTENERS 4
 
 struct srv_listen {
 	struct sockaddr_storage addr;
@@ -129,7 +153,11 @@ struct srv_listen {
 struct srv_config {
 	char *policy; /* YAML policy file; NULL: none given */
 	struct srv_listen listeners[SRV_MAX_LISTENERS];
-	size_t nlisteners;	  /* 0: 127.0.0.1:3128 */
+	size_t nlisteners; /* 0: 127.0.0.1:3128 */
+	/* listeners that serve origin-form inference.local requests only
+	 * (the address a job's hosts file gives inference.local) */
+	struct srv_listen inference_listeners[SRV_MAX_INFERENCE_LISTENERS];
+	size_t ninference_listeners;
 	struct ocsf_config audit; /* sinks, overflow, queue_size, fsync */
 	struct px_config limits;  /* every limit of the proxy */
 	struct srv_listen admin;

@@ -49,3 +49,4 @@ bench: $(bench_programs)
 		top_srcdir='$(abs_top_srcdir)' $(SHELL) $(srcdir)/$$b || exit 1; \
 	done
 .PHONY: bench
+include %reldir%/inference.mk

@@ -1,0 +1,83 @@
+#!/bin/sh
+# Inference routing inside axgate run: the job reaches http://inference.local
+# with no proxy settings at all (its /etc/hosts names the proxy, which
+# answers on port 80), and never sees the key the backend gets.
+. "$top_srcdir/tests/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "axgate run needs root (namespaces, Landlock, seccomp)"
+command -v curl >/dev/null 2>&1 || skip_all "curl is not installed"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+
+tmp=$(mktemp -d) || exit 1
+pids=
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+[ -z "${AXG_KEEP_TMP:-}" ] || trap - EXIT
+chmod 755 "$tmp"
+
+python3 -u "$top_srcdir/tests/integration/inference-backend.py" "$tmp/port" \
+    "$tmp/seen.jsonl" > "$tmp/be.log" 2>&1 &
+pids="$pids $!"
+i=0
+while [ $i -lt 100 ] && [ ! -s "$tmp/port" ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$tmp/port" ] || skip_all "the test backend did not start"
+port=$(cat "$tmp/port")
+
+cat > "$tmp/p.yaml" <<EOP
+version: 1
+name: inference-run-test
+network:
+  mode: proxy
+inference:
+  default_provider: gpt
+  routes:
+    - {name: gpt, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: gpt-test, api_key_env: AXG_TEST_OPENAI_KEY}
+    - {name: claude, provider: anthropic, endpoint: "http://127.0.0.1:$port", model: claude-test, api_key_env: AXG_TEST_ANTHROPIC_KEY}
+EOP
+
+cat > "$tmp/job.sh" <<'EOJ'
+unset HTTP_PROXY HTTPS_PROXY http_proxy https_proxy
+echo "hosts: $(grep inference.local /etc/hosts)"
+echo "keys: $(env | grep -c 'sk-host-held')"
+curl -sS -m 10 -H 'Authorization: Bearer sk-job-own' -H 'Content-Type: application/json' \
+    -d '{"model":"gpt-test","messages":[{"role":"user","content":"hi"}]}' \
+    http://inference.local/v1/chat/completions
+echo
+curl -sS -N -m 10 -H 'Content-Type: application/json' -H 'anthropic-version: 2023-06-01' \
+    -d '{"model":"claude-test","max_tokens":20,"stream":true,"messages":[{"role":"user","content":"hi"}]}' \
+    http://inference.local/v1/messages | grep -c '^event: '
+echo "other: $(curl -s -m 5 -o /dev/null -w '%{http_code}' -H 'Host: example.com' http://inference.local/)"
+EOJ
+chmod 644 "$tmp/job.sh"
+
+out=$(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    AXG_TEST_OPENAI_KEY=sk-host-held-openai AXG_TEST_ANTHROPIC_KEY=sk-host-held-anthropic \
+    "$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp" --audit "$tmp/a.jsonl" \
+    -- sh "$tmp/job.sh" 2>&1)
+like "$out" "inference.local" "the job's /etc/hosts names inference.local"
+like "$out" "keys: 0" "the job's environment holds no provider key"
+like "$out" '"hello from gpt"' "curl with no proxy settings reaches the backend"
+like "$out" "
+8" "the Anthropic stream arrives whole (8 events)"
+like "$out" "other: 403" "another Host on the inference port is refused"
+seen=$(cat "$tmp/seen.jsonl")
+like "$seen" '"authorization": "Bearer sk-host-held-openai"' "the backend saw the host-held key"
+like "$seen" '"x-api-key": "sk-host-held-anthropic"' "and the Anthropic one"
+ok $(echo "$seen" | grep -q sk-job-own; [ $? -ne 0 ]; echo $?) "the job's own Authorization never got through"
+is "$(grep -c '"class_uid":6003' "$tmp/a.jsonl")" 2 "one API Activity event per call"
+ok $(grep -q 'sk-host-held' "$tmp/a.jsonl"; [ $? -ne 0 ]; echo $?) "no key in the audit"
+v="${AXG_SHARED_DIR:-}/ocsf/ocsf-validate"
+if [ -x "$v" ]; then
+	grep '"class_uid":\(4002\|6003\)' "$tmp/a.jsonl" > "$tmp/ev.jsonl"
+	"$v" "$tmp/ev.jsonl" > "$tmp/val.log" 2>&1
+	st=$?
+	[ $st -eq 0 ] || sed 's/^/# /' "$tmp/val.log" | head -n 20
+	ok $st "the events pass ocsf-validate"
+else
+	skip "ocsf-validate" "ocsf-validate not found under AXG_SHARED_DIR"
+fi
+done_testing
