@@ -41,17 +41,23 @@ n=2000
 python3 - "$px" "$n" "$tmp/audit/audit.jsonl" "$spid" <<'PY' >"$tmp/load.log" 2>&1
 import os, signal, socket, sys, threading, time
 port, n, path, pid = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+half = threading.Barrier(5)
+def request(i):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET http://denied.example/r%d HTTP/1.1\r\nHost: denied.example\r\n\r\n" % i)
+    while s.recv(65536):
+        pass
+    s.close()
 def client(k):
     for i in range(k, n, 4):
-        s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(b"GET http://denied.example/r%d HTTP/1.1\r\nHost: denied.example\r\n\r\n" % i)
-        while s.recv(65536):
-            pass
-        s.close()
+        if i // 4 == n // 8:
+            half.wait()  # half of the requests made: rotate now
+        request(i)
 ts = [threading.Thread(target=client, args=(k,)) for k in range(4)]
 for t in ts:
     t.start()
-time.sleep(0.3)
+half.wait()
+# the second half runs while the file is renamed and reopened
 os.rename(path, path + ".1")
 os.kill(pid, signal.SIGHUP)
 for t in ts:

@@ -24,6 +24,11 @@
 
 static struct ocsf_writer *w;
 static atomic_int queued_ok;
+/* The producers emit in ROTATIONS + 1 rounds and wait for each rotation
+ * between rounds, so every file gets lines however fast the writer is;
+ * the rename still races the writer draining the round before it. */
+static atomic_int round_now;  /* the round producers may emit in */
+static atomic_int round_done; /* producer rounds finished */
 
 static void *
 producer(void *arg)
@@ -43,6 +48,15 @@ producer(void *arg)
 	ev.reason = "allowed host";
 	ev.connection_uid = conn;
 	for (int i = 0; i < PER; i++) {
+		int round = i / (PER / (ROTATIONS + 1));
+
+		if (round > ROTATIONS)
+			round = ROTATIONS;
+		if (i > 0 && round != (i - 1) / (PER / (ROTATIONS + 1))) {
+			atomic_fetch_add(&round_done, 1);
+			while (atomic_load(&round_now) < round)
+				usleep(1000);
+		}
 		snprintf(conn, sizeof(conn), "p%d-%d", id, i);
 		if (ocsf_emit_net(w, &ev) == OCSF_QUEUED)
 			atomic_fetch_add(&queued_ok, 1);
@@ -113,8 +127,10 @@ main(void)
 	for (int r = 1; r <= ROTATIONS; r++) {
 		uint64_t before;
 
-		/* let some lines land in this file */
-		usleep(30000);
+		/* the round before this rotation has been emitted */
+		for (int t = 0;
+		     t < 30000 && atomic_load(&round_done) < PRODUCERS * r; t++)
+			usleep(1000);
 		snprintf(rot, sizeof(rot), "%s.%d", path, r);
 		if (rename(path, rot) != 0)
 			tap_diag("rename %s: %s", path, strerror(errno));
@@ -125,6 +141,7 @@ main(void)
 			usleep(5000);
 			ocsf_writer_stats(w, &st);
 		}
+		atomic_store(&round_now, r);
 	}
 	for (int i = 0; i < PRODUCERS; i++)
 		pthread_join(th[i], NULL);
