@@ -134,7 +134,15 @@ like "$m" 'axgate_audit_queue_length ' "/metrics: the audit queue"
 like "$m" 'axgate_policy_info{name="serve-test"' "/metrics: the policy in force"
 like "$m" 'axgate_requests_by_rule_total{rule="upstream",outcome="allowed"} ' "/metrics: requests by rule"
 like "$m" 'axgate_refusals_total{stage="' "/metrics: refusals by stage and status"
-deny=$(printf '%s\n' "$m" | sed -n 's/^axgate_requests_total{outcome="denied"} //p')
+# workers publish their counters every 100 ms: wait for them
+i=0
+while :; do
+	deny=$(printf '%s\n' "$m" | sed -n 's/^axgate_requests_total{outcome="denied"} //p')
+	[ "${deny:-0}" -ge 3 ] || [ $i -ge 30 ] && break
+	sleep 0.1
+	i=$((i + 1))
+	m=$(curl -s -m 5 "http://$adm/metrics")
+done
 ok $([ "${deny:-0}" -ge 3 ]; echo $?) "/metrics counts the denied requests ($deny)"
 
 # OPA's Data API
