@@ -158,6 +158,36 @@ build_env(struct run_ctx *rc, struct axv *proc, char *err, size_t errlen)
 	return 0;
 }
 
+/* AXGATE_TRACE_LAUNCH=1: the time of each step of the launch on stderr,
+ * from monotonic timestamps (what `make bench` profiles). */
+struct run_trace {
+	bool on;
+	uint64_t start, last;
+};
+
+static void
+trace_init(struct run_trace *t)
+{
+	const char *e = getenv("AXGATE_TRACE_LAUNCH");
+
+	t->on = e != NULL && strcmp(e, "1") == 0;
+	t->start = t->last = axg_monotonic_ns();
+}
+
+static void
+trace_step(struct run_trace *t, const char *step)
+{
+	uint64_t now;
+
+	if (!t->on)
+		return;
+	now = axg_monotonic_ns();
+	fprintf(stderr, "axgate run: trace: %-16s %8.3f ms (at %8.3f ms)\n",
+	    step, (double)(now - t->last) / 1e6,
+	    (double)(now - t->start) / 1e6);
+	t->last = now;
+}
+
 static void
 make_jobid(char *out, size_t n)
 {
@@ -305,7 +335,7 @@ write_hosts(struct run_ctx *rc, const char *addr, char *err, size_t errlen)
 
 static int
 start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
-    const char *user, char *err, size_t errlen)
+    const char *user, struct run_trace *tr, char *err, size_t errlen)
 {
 	static const uint16_t ports[] = { RUN_PROXY_PORT, RUN_INFERENCE_PORT };
 	/* port 80 only for a policy with inference routes */
@@ -322,6 +352,7 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 	*netp = ns_job_net_new(&nc, msg, sizeof(msg));
 	if (*netp == NULL)
 		return axg_seterr(err, errlen, "network: %s", msg);
+	trace_step(tr, "network");
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(RUN_PROXY_PORT);
@@ -374,6 +405,7 @@ no_inference:
 		rc->proxy = 0;
 		goto fail;
 	}
+	trace_step(tr, "proxy child");
 	close(lfd);
 	if (ifd >= 0)
 		close(ifd);
@@ -398,7 +430,9 @@ static void
 stop_proxy(struct run_ctx *rc)
 {
 	if (rc->proxy > 0) {
-		kill(rc->proxy, SIGTERM);
+		/* With events to flush, let it finish them; with none, there
+		 * is nothing to lose and no reason to wait for its clean-up. */
+		kill(rc->proxy, rc->audit_fd >= 0 ? SIGTERM : SIGKILL);
 		while (waitpid(rc->proxy, NULL, 0) < 0 && errno == EINTR)
 			;
 		rc->proxy = 0;
@@ -437,7 +471,10 @@ cmd_run(int argc, char **argv)
 	const char *mode;
 	bool proxy_failed = false;
 	struct axv *proc, *fs;
+	struct run_trace tr;
 	int c, status = SBX_EXIT_INTERNAL;
+
+	trace_init(&tr);
 
 	while ((c = getopt_long(argc, argv, "+p:w:a:u:t:h", longopts, NULL)) !=
 	    -1) {
@@ -508,15 +545,19 @@ cmd_run(int argc, char **argv)
 	}
 	rc->doc = axv_ref((struct axv *)gate_document(rc->gate));
 	make_jobid(rc->jobid, sizeof(rc->jobid));
-	join_cmdline(rc->cmdline, sizeof(rc->cmdline), argv);
+	trace_step(&tr, "policy");
 
-	/* Remove what killed launchers left behind. */
+	/* Remove what killed launchers left behind: only proxy-mode jobs
+	 * leave anything on the host (a block-mode namespace has no link
+	 * and no host table, and dies with its last process). */
 	mode = gate_mode(rc->gate);
-	if (strcmp(mode, "allow") != 0 && ns_sweep(err, sizeof(err)) < 0)
+	if (strcmp(mode, "proxy") == 0 && ns_sweep(err, sizeof(err)) < 0)
 		axg_warn("sweep of leftover job networks: %s", err);
+	trace_step(&tr, "sweep");
 	/* The proxy child is forked before any thread exists here. */
 	if (strcmp(mode, "proxy") == 0 &&
-	    start_proxy(rc, &net, naudits > 0, user, err, sizeof(err)) < 0) {
+	    start_proxy(rc, &net, naudits > 0, user, &tr, err, sizeof(err)) <
+		0) {
 		fprintf(stderr, "axgate run: %s\n", err);
 		status = SBX_EXIT_SETUP;
 		proxy_failed = true;
@@ -546,6 +587,9 @@ cmd_run(int argc, char **argv)
 			}
 		}
 		ocsf_origin_default(&origin);
+		/* The command line only goes into the audit: the credential
+		 * scanner that redacts it is built only when there is one. */
+		join_cmdline(rc->cmdline, sizeof(rc->cmdline), argv);
 		writer = ocsf_writer_new(&ac, &origin, err, sizeof(err));
 		if (writer == NULL) {
 			fprintf(stderr, "axgate run: audit: %s\n", err);
@@ -562,6 +606,7 @@ cmd_run(int argc, char **argv)
 			}
 		}
 	}
+	trace_step(&tr, "audit");
 	if (proxy_failed) {
 		emit_launch(writer, rc, argv, 0, true, err);
 		goto out;
@@ -613,6 +658,7 @@ cmd_run(int argc, char **argv)
 		}
 		spec.netns_fd = ns_job_net_fd(net);
 		spec.block_network = true;
+		trace_step(&tr, "network");
 	} else {
 		axg_warn("network.mode is 'allow': the job's network traffic "
 			 "is NOT gated (development only)");
@@ -624,15 +670,20 @@ cmd_run(int argc, char **argv)
 		emit_launch(writer, rc, argv, 0, true, err);
 		goto out;
 	}
+	trace_step(&tr, "sandbox spawn");
 	emit_launch(writer, rc, argv, sbx_job_pid(job), false, NULL);
 	status = sbx_wait(job, &res);
+	trace_step(&tr, "job ran");
 	emit_exit(writer, rc, argv, &res);
 out:
 	sbx_job_free(job);
 	if (rc != NULL)
 		stop_proxy(rc);
+	trace_step(&tr, "proxy stop");
 	ns_job_net_free(net);
+	trace_step(&tr, "network free");
 	ocsf_writer_free(writer);
+	trace_step(&tr, "audit close");
 	if (rc != NULL) {
 		if (rc->audit_fd >= 0)
 			close(rc->audit_fd);

@@ -333,12 +333,16 @@ job_exec(void)
 		    "close_range: closing inherited descriptors");
 	if (syscall(__NR_landlock_restrict_self, P->ruleset_fd,
 		P->ll_restrict_flags) == -1)
-		fail(SBX_EXIT_SETUP, errno, "Landlock: restrict_self");
+		fail(SBX_EXIT_SETUP, errno,
+		    "Landlock: restrict_self (Landlock must be enabled: "
+		    "'landlock' in the kernel's lsm= list)");
 	for (int i = 0; i < 2; i++)
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
 			&P->filters[i]) == -1)
 			fail(SBX_EXIT_SETUP, errno,
-			    "seccomp: loading filter %d", i + 1);
+			    "seccomp: loading filter %d (the kernel must "
+			    "have CONFIG_SECCOMP_FILTER)",
+			    i + 1);
 	execve(P->path, P->argv, P->envp);
 	fail(SBX_EXIT_EXEC, errno, "executing %.200s", P->path);
 }

@@ -85,12 +85,29 @@ hidden(const char *path, const char *const *h, size_t nh)
 	return false;
 }
 
+/* Is a bound-back path read-only?  The workspace and read-write grants
+ * win over a read-only grant of the same path (rights add up). */
+static bool
+bind_is_ro(const struct sbx_spec *spec, const char *p)
+{
+	bool ro = true;
+
+	if (spec->workspace != NULL && strcmp(p, spec->workspace) == 0)
+		return false;
+	for (size_t g = 0; g < spec->n_grants; g++)
+		if (strcmp(spec->grants[g].path, p) == 0 &&
+		    spec->grants[g].access == SBX_READ_WRITE)
+			ro = false;
+	return ro;
+}
+
 int
 sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
     const bool *grant_dir, struct sbx_plan *plan, char *err, size_t errlen)
 {
 	const char *cand[SBX_HIDE_MAX], *h[SBX_HIDE_MAX + 1];
 	const char *binds[SBX_HIDE_MAX];
+	bool bind_ro[SBX_HIDE_MAX];
 	size_t nc = 0, nh = 0, nb = 0;
 	const char *home = getenv("HOME");
 
@@ -156,15 +173,34 @@ sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
 			binds[nb++] = p;
 		}
 	}
+	/* Outer trees first: a grant nested in another is bound after it,
+	 * on top of it.  A nested grant with the same access comes with the
+	 * outer bind (MS_REC); one with another access (read-write inside
+	 * read-only, say) needs its own mount, or it would be read-only. */
+	for (size_t i = 1; i < nb; i++)
+		for (size_t j = i;
+		     j > 0 && strlen(binds[j - 1]) > strlen(binds[j]); j--) {
+			const char *t = binds[j];
+
+			binds[j] = binds[j - 1];
+			binds[j - 1] = t;
+		}
+	for (size_t i = 0; i < nb; i++)
+		bind_ro[i] = bind_is_ro(spec, binds[i]);
 	for (size_t i = 0; i < nb; i++) {
 		bool nested = false;
+		size_t outer = nb;
 		int fd = -1;
-		bool dir = true, ro = false;
+		bool dir = true, ro = bind_ro[i];
 
-		for (size_t j = 0; j < nb; j++)
-			if (j != i && is_under(binds[i], binds[j]) &&
-			    (strcmp(binds[i], binds[j]) != 0 || j < i))
-				nested = true;
+		/* the nearest enclosing bind (listed before: shorter) */
+		for (size_t j = 0; j < i; j++)
+			if (is_under(binds[i], binds[j]))
+				outer = j;
+		if (outer < nb &&
+		    (strcmp(binds[i], binds[outer]) == 0 ||
+			bind_ro[outer] == ro))
+			nested = true;
 		if (nested)
 			continue;
 		if (spec->workspace != NULL && binds[i] == spec->workspace) {
@@ -175,8 +211,6 @@ sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,
 				if (spec->grants[g].path == binds[i]) {
 					fd = grant_fds[g];
 					dir = grant_dir[g];
-					ro = spec->grants[g].access ==
-					    SBX_READ_ONLY;
 				}
 			}
 		}

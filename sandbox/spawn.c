@@ -184,6 +184,28 @@ plan_free(struct sbx_plan *plan)
 	close_fd(&plan->sync_r);
 }
 
+/* How to fix a confinement step the kernel refused, by its errno. */
+static const char *
+step_hint(int e)
+{
+	switch (e) {
+	case EPERM:
+	case EACCES:
+		return " (the kernel refused it: run the launcher as root with "
+		       "all capabilities, not under a seccomp filter or LSM "
+		       "profile that denies this call; the job was not "
+		       "started)";
+	case ENOSYS:
+	case EINVAL:
+	case EOPNOTSUPP:
+		return " (the kernel lacks what this step needs: a kernel "
+		       "built with the feature named above is required; the "
+		       "job was not started)";
+	default:
+		return " (the job was not started)";
+	}
+}
+
 /* Read the child's error message, if any: 1 with a message, 0 on EOF
  * (the command was exec'd). */
 static int
@@ -294,9 +316,10 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	    CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD, NULL, NULL,
 	    NULL, NULL);
 	if (pid == -1) {
+		rc = SBX_EXIT_SETUP;
 		axg_seterr(err, errlen,
-		    "creating the job's PID and mount namespaces: %s",
-		    strerror(errno));
+		    "creating the job's PID and mount namespaces: %s%s",
+		    strerror(errno), step_hint(errno));
 		goto out;
 	}
 	if (pid == 0) {
@@ -314,7 +337,8 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	}
 	if (read_msg(errp[0], &msg) == 1) {
 		/* A step failed: nothing was exec'd.  Take the init down. */
-		axg_seterr(err, errlen, "%s", msg.text);
+		axg_seterr(err, errlen, "%s%s", msg.text,
+		    msg.code == SBX_EXIT_EXEC ? "" : step_hint(msg.err));
 		rc = msg.code == SBX_EXIT_EXEC ? SBX_EXIT_EXEC : SBX_EXIT_SETUP;
 		goto out;
 	}

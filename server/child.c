@@ -25,23 +25,47 @@
 /* How long the launcher waits for the child to say it is ready. */
 #define CHILD_READY_MS 10000
 
-/* Close every descriptor but stdio and keep[0..n). */
+/* close(lo..hi): close_range(), or one close() each before Linux 5.9. */
+static void
+close_span(unsigned lo, unsigned hi)
+{
+	long max;
+
+	if (syscall(__NR_close_range, lo, hi, 0U) == 0 || errno != ENOSYS)
+		return;
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (unsigned fd = lo; fd <= hi && fd < (unsigned)max; fd++)
+		(void)close((int)fd);
+}
+
+/* Close every descriptor but stdio and keep[0..n) (-1 entries ignored):
+ * close_range() over the gaps, not a close() per possible descriptor. */
 static void
 close_others(const int *keep, size_t n)
 {
-	int fd, max = (int)sysconf(_SC_OPEN_MAX);
-	size_t i;
+	int k[8];
+	size_t m = 0;
+	unsigned lo = 3;
 
-	if (max < 0 || max > 65536)
-		max = 65536;
-	for (fd = 3; fd < max; fd++) {
-		bool k = false;
+	for (size_t i = 0; i < n && m < AXG_ARRAY_LEN(k); i++)
+		if (keep[i] >= 3)
+			k[m++] = keep[i];
+	/* insertion sort: a handful of fds */
+	for (size_t i = 1; i < m; i++)
+		for (size_t j = i; j > 0 && k[j - 1] > k[j]; j--) {
+			int t = k[j];
 
-		for (i = 0; i < n; i++)
-			k |= keep[i] == fd;
-		if (!k)
-			(void)close(fd);
+			k[j] = k[j - 1];
+			k[j - 1] = t;
+		}
+	for (size_t i = 0; i < m; i++) {
+		if ((unsigned)k[i] > lo)
+			close_span(lo, (unsigned)k[i] - 1);
+		lo = (unsigned)k[i] + 1;
 	}
+	close_span(lo, ~0U);
 }
 
 static void

@@ -5,7 +5,10 @@
 # the commands in the same run so that drift shows.  Prints the median and
 # the spread of each, and the ratios to `unshare -n`.
 # Targets: proxy mode within 2.5x of unshare -n and faster than bwrap;
-# block mode within 1.2x of unshare -n.
+# block mode within 1.2x of unshare -n.  Then the launcher's own profile
+# of each step (AXGATE_TRACE_LAUNCH=1), median per step, in both modes.
+# AXGATE_BASELINE=path/to/another/axgate adds that build to the same run
+# (before/after comparisons).
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "bench-run: needs root (namespaces)"; exit 0; }
 AXGATE=${AXGATE:-cli/axgate}
@@ -26,7 +29,12 @@ subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNUL
 print("%.2f" % ((time.monotonic() - t) * 1000))' "$@"
 }
 
+if ! command -v bwrap >/dev/null; then
+	apt-get install -y bubblewrap >/dev/null 2>&1 ||
+		echo "(bubblewrap could not be installed: no bwrap column)"
+fi
 names="unshare-n axgate-block axgate-proxy"
+[ -n "${AXGATE_BASELINE:-}" ] && names="$names base-block base-proxy"
 command -v bwrap >/dev/null && names="$names bwrap"
 for n in $names; do : >"$tmp/$n"; done
 i=0
@@ -37,6 +45,10 @@ while [ $i -lt "$rounds" ]; do
 		axgate-block) t=$(time_ms "$AXGATE" run --policy "$block" \
 		    --workspace "$tmp" -- /bin/true) ;;
 		axgate-proxy) t=$(time_ms "$AXGATE" run --policy \
+		    "$tmp/proxy.yaml" --workspace "$tmp" -- /bin/true) ;;
+		base-block) t=$(time_ms "$AXGATE_BASELINE" run --policy \
+		    "$block" --workspace "$tmp" -- /bin/true) ;;
+		base-proxy) t=$(time_ms "$AXGATE_BASELINE" run --policy \
 		    "$tmp/proxy.yaml" --workspace "$tmp" -- /bin/true) ;;
 		bwrap) t=$(time_ms bwrap --unshare-all --ro-bind / / /bin/true) ;;
 		esac
@@ -54,6 +66,22 @@ for n in $names; do
 	printf '%-14s %10s %16s %9.2fx\n' "$n" "$m" "$(spread "$tmp/$n")" \
 		"$(echo "$m $base" | awk '{print $1 / $2}')"
 done
-if ! command -v bwrap >/dev/null; then
-	echo "(bwrap is not installed: apt-get install bubblewrap to compare)"
-fi
+
+# trace POLICY: the median of each step over the rounds
+trace() {
+	i=0
+	while [ $i -lt "$rounds" ]; do
+		AXGATE_TRACE_LAUNCH=1 "$AXGATE" run --policy "$1" \
+		    --workspace "$tmp" -- /bin/true 2>&1 >/dev/null
+		i=$((i + 1))
+	done | sed -n 's/^axgate run: trace: \(.*[a-z]\) *\([0-9.]*\) ms (at.*/\1|\2/p' |
+	awk -F'|' '{ if (!($1 in n)) order[++k] = $1; v[$1, ++n[$1]] = $2 }
+	END { for (j = 1; j <= k; j++) { s = order[j]; m = n[s]
+		for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++)
+			if (v[s, b] < v[s, a]) { t = v[s, a]; v[s, a] = v[s, b]; v[s, b] = t }
+		printf "  %-16s %8.2f ms\n", s, v[s, int((m + 1) / 2)] } }'
+}
+echo "launch steps, block mode (median ms):"
+trace "$block"
+echo "launch steps, proxy mode (median ms):"
+trace "$tmp/proxy.yaml"
