@@ -296,8 +296,8 @@ url_password_ok(const struct leak_ruleset *rs, pcre2_match_data *md,
 
 bool
 leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
-    pcre2_match_data *md, pcre2_match_context *mc, const uint8_t *s, size_t n,
-    const uint8_t *ctx, size_t ctxlen)
+    const pcre2_code *allow, pcre2_match_data *md, pcre2_match_context *mc,
+    const uint8_t *s, size_t n, const uint8_t *ctx, size_t ctxlen)
 {
 	(void)ctx;
 	(void)ctxlen;
@@ -329,7 +329,7 @@ leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
 	}
 	if (!(r->flags & LEAK_RF_NOALLOW) && placeholder(rs, md, mc, s, n))
 		return false;
-	if (r->allow != NULL && re_hit(r->allow, md, mc, s, n))
+	if (allow != NULL && re_hit(allow, md, mc, s, n))
 		return false;
 	return true;
 }

@@ -34,8 +34,10 @@ rule_clear(struct leak_rule *r)
 {
 	free(r->id);
 	free(r->description);
-	pcre2_code_free(r->re);
-	pcre2_code_free(r->allow);
+	if (r->src_owned) {
+		free((char *)r->re_src);
+		free((char *)r->allow_src);
+	}
 	memset(r, 0, sizeof(*r));
 }
 
@@ -44,9 +46,16 @@ leak_ruleset_free(struct leak_ruleset *rs)
 {
 	if (rs == NULL)
 		return;
-	for (size_t i = 0; i < rs->nrules; i++)
+	for (size_t i = 0; i < rs->nrules; i++) {
+		if (rs->code != NULL) {
+			pcre2_code_free(atomic_load(&rs->code[i].re));
+			pcre2_code_free(atomic_load(&rs->code[i].allow));
+		}
 		rule_clear(&rs->rules[i]);
+	}
 	free(rs->rules);
+	free(rs->code);
+	pthread_mutex_destroy(&rs->compile_lock);
 	for (size_t i = 0; i < rs->nkws; i++) {
 		free(rs->kws[i].text);
 		free(rs->kws[i].rules);
@@ -58,8 +67,8 @@ leak_ruleset_free(struct leak_ruleset *rs)
 }
 
 static pcre2_code *
-compile_re(const char *re, uint32_t options, const char *id, const char *what,
-    char *err, size_t errlen)
+compile_re(const char *re, uint32_t options, bool jit, const char *id,
+    const char *what, char *err, size_t errlen)
 {
 	int ec;
 	PCRE2_SIZE eo;
@@ -76,7 +85,8 @@ compile_re(const char *re, uint32_t options, const char *id, const char *what,
 	}
 	/* JIT is a speed-up, not a requirement: without it the interpreter
 	 * runs under the same limits. */
-	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	if (jit)
+		(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
 	return code;
 }
 
@@ -174,6 +184,7 @@ leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
 {
 	struct leak_rule r = { 0 };
 	struct axg_buf ab = AXG_BUF_INIT;
+	pcre2_code *code = NULL;
 	uint32_t idx = (uint32_t)rs->nrules;
 
 	for (size_t i = 0; i < rs->nrules; i++)
@@ -205,22 +216,40 @@ leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
 	 * match time would fall back to the interpreter). */
 	if (user)
 		r.flags |= LEAK_RF_WINDOW;
-	r.re =
-	    compile_re(regex, (r.flags & LEAK_RF_WINDOW) ? 0 : PCRE2_ANCHORED,
-		id, "regex", err, errlen);
-	if (r.re == NULL)
-		goto fail;
-	if (user && probe_catastrophic(r.re, id, err, errlen) < 0)
-		goto fail;
+	r.re_options = (r.flags & LEAK_RF_WINDOW) ? 0 : PCRE2_ANCHORED;
 	if (nallow > 0) {
 		axg_buf_init(&ab, 0);
 		for (size_t i = 0; i < nallow; i++)
 			axg_buf_printf(&ab, "%s(?:%s)", i ? "|" : "", allow[i]);
-		r.allow = compile_re(ab.data, 0, id, "allowlist", err, errlen);
-		if (r.allow == NULL)
+	}
+	if (user) {
+		/* User rules are checked now, without JIT: a bad regex or
+		 * one that backtracks catastrophically is refused at load
+		 * with the rule id; the JIT code is made on first use. */
+		r.src_owned = true;
+		r.re_src = axg_strdup(regex);
+		r.allow_src = nallow > 0 ? axg_strdup(ab.data) : NULL;
+		code = compile_re(regex, r.re_options, false, id, "regex", err,
+		    errlen);
+		if (code == NULL ||
+		    probe_catastrophic(code, id, err, errlen) < 0)
 			goto fail;
-		if (user && probe_catastrophic(r.allow, id, err, errlen) < 0)
-			goto fail;
+		pcre2_code_free(code);
+		code = NULL;
+		if (r.allow_src != NULL) {
+			code = compile_re(r.allow_src, 0, false, id,
+			    "allowlist", err, errlen);
+			if (code == NULL ||
+			    probe_catastrophic(code, id, err, errlen) < 0)
+				goto fail;
+			pcre2_code_free(code);
+			code = NULL;
+		}
+	} else {
+		/* Built-in rules are known good (a test compiles each):
+		 * their sources are static and compiled on first use. */
+		r.re_src = regex;
+		r.allow_src = nallow > 0 ? allow[0] : NULL;
 	}
 	for (size_t i = 0; i < nkw; i++)
 		if (add_keyword(rs, keywords[i], strlen(keywords[i]), idx, id,
@@ -238,6 +267,7 @@ fail:
 		    rs->kws[i].rules[rs->kws[i].nrules - 1] == idx)
 			rs->kws[i].nrules--;
 	axg_buf_free(&ab);
+	pcre2_code_free(code);
 	rule_clear(&r);
 	return -1;
 }
@@ -283,7 +313,8 @@ finish(struct leak_ruleset *rs, char *err, size_t errlen)
 		rs->b64tab[c] = (c >= 'A' && c <= 'Z') ||
 		    (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		    c == '+' || c == '/' || c == '-' || c == '_';
-	rs->placeholder = compile_re(placeholder_re, 0, "(placeholders)",
+	rs->code = axg_calloc(rs->nrules ? rs->nrules : 1, sizeof(*rs->code));
+	rs->placeholder = compile_re(placeholder_re, 0, true, "(placeholders)",
 	    "regex", err, errlen);
 	if (rs->placeholder == NULL) {
 		leak_ruleset_free(rs);
@@ -298,6 +329,7 @@ leak_ruleset_new_yaml(const char *yaml, size_t len, const char *name, char *err,
 {
 	struct leak_ruleset *rs = axg_calloc(1, sizeof(*rs));
 
+	pthread_mutex_init(&rs->compile_lock, NULL);
 	for (size_t i = 0; i < leak_builtin_rules_count; i++)
 		if (add_builtin(rs, &leak_builtin_rules[i], err, errlen) < 0)
 			goto fail;
@@ -327,6 +359,56 @@ leak_ruleset_new(const char *rules_path, char *err, size_t errlen)
 	rs = leak_ruleset_new_yaml(text, len, rules_path, err, errlen);
 	free(text);
 	return rs;
+}
+
+const struct leak_rule_code *
+leak_rule_code(const struct leak_ruleset *rs, size_t i, char *err,
+    size_t errlen)
+{
+	struct leak_rule_code *c = &rs->code[i];
+	const struct leak_rule *r = &rs->rules[i];
+	pcre2_code *re = NULL, *allow = NULL;
+	int st = atomic_load_explicit(&c->state, memory_order_acquire);
+
+	if (__builtin_expect(st == 1, 1))
+		return c;
+	/* The lock only serialises the first compilation; the rule set is
+	 * otherwise read-only, so the cast is confined to this. */
+	pthread_mutex_t *lock = (pthread_mutex_t *)&rs->compile_lock;
+	pthread_mutex_lock(lock);
+	st = atomic_load_explicit(&c->state, memory_order_relaxed);
+	if (st == 0) {
+		re = compile_re(r->re_src, r->re_options, true, r->id, "regex",
+		    err, errlen);
+		if (re != NULL && r->allow_src != NULL)
+			allow = compile_re(r->allow_src, 0, true, r->id,
+			    "allowlist", err, errlen);
+		if (re == NULL || (r->allow_src != NULL && allow == NULL)) {
+			pcre2_code_free(re);
+			st = -1;
+		} else {
+			atomic_store_explicit(&c->re, re, memory_order_relaxed);
+			atomic_store_explicit(&c->allow, allow,
+			    memory_order_relaxed);
+			st = 1;
+		}
+		atomic_store_explicit(&c->state, st, memory_order_release);
+	} else if (st < 0) {
+		axg_seterr(err, errlen, "rule %s: regex does not compile",
+		    r->id);
+	}
+	pthread_mutex_unlock(lock);
+	return st == 1 ? c : NULL;
+}
+
+int
+leak_ruleset_compile_all(const struct leak_ruleset *rs, char *err,
+    size_t errlen)
+{
+	for (size_t i = 0; i < rs->nrules; i++)
+		if (leak_rule_code(rs, i, err, errlen) == NULL)
+			return -1;
+	return 0;
 }
 
 size_t

@@ -6,6 +6,8 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "common/common.h"
 #include "safety/safety.h"
@@ -60,6 +62,9 @@ struct leak_ac_pattern {
 
 struct leak_ac *leak_ac_new(const struct leak_ac_pattern *pats, size_t n);
 void leak_ac_free(struct leak_ac *ac);
+/* Use the SIMD filter if the CPU has it (the default) or never (tests
+ * compare the two). */
+void leak_ac_set_simd(struct leak_ac *ac, bool on);
 /* Call hit(end, id, arg) for every pattern occurrence ending at end (the
  * offset just past its last byte), roughly in order of position (a long
  * keyword is reported where its rarest window is).  Returns 0, or the
@@ -69,11 +74,23 @@ int leak_ac_scan(const struct leak_ac *ac, const uint8_t *p, size_t n,
 
 /* ---- compiled rules (ruleset.c) ---- */
 
+/* A rule's regexes are compiled (with JIT) the first time the rule is
+ * needed: rs->lazy[i] holds rule i's compiled code, published with release
+ * ordering once, so after that a scan reads it with one acquire load and
+ * no lock.  Compiling takes rs->compile_lock. */
+struct leak_rule_code {
+	_Atomic(pcre2_code *) re;
+	_Atomic(pcre2_code *) allow;
+	_Atomic int state; /* 0: not yet, 1: compiled, -1: failed */
+};
+
 struct leak_rule {
 	char *id;
 	char *description;
-	pcre2_code *re;
-	pcre2_code *allow; /* NULL if none */
+	const char *re_src;    /* the regex (owned if src_owned) */
+	const char *allow_src; /* the allowlist regex, or NULL */
+	bool src_owned;
+	uint32_t re_options;
 	double entropy;
 	unsigned flags;
 	enum leak_validator validator;
@@ -92,6 +109,8 @@ struct leak_keyword {
 struct leak_ruleset {
 	struct leak_rule *rules;
 	size_t nrules;
+	struct leak_rule_code *code; /* nrules entries, mutable (see above) */
+	pthread_mutex_t compile_lock;
 	struct leak_keyword *kws;
 	size_t nkws;
 	struct leak_ac *ac;
@@ -105,6 +124,13 @@ int leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
     const char *const *allow, size_t nallow, unsigned flags,
     enum leak_validator v, size_t before, size_t after, bool user, char *err,
     size_t errlen);
+/* Rule i's compiled code, compiling it on first use; NULL with a message
+ * naming the rule if it does not compile.  Safe from many threads. */
+const struct leak_rule_code *leak_rule_code(const struct leak_ruleset *rs,
+    size_t i, char *err, size_t errlen);
+/* Compile every rule now: -1 naming the first rule that fails. */
+int leak_ruleset_compile_all(const struct leak_ruleset *rs, char *err,
+    size_t errlen);
 /* Parse user rules from YAML text into rs. */
 int leak_rules_yaml_load(struct leak_ruleset *rs, const char *text, size_t len,
     const char *name, char *err, size_t errlen);
@@ -116,8 +142,8 @@ double leak_entropy(const uint8_t *p, size_t n);
  * allowlists, validators)?  match_start/end bound the whole regex match
  * in the same buffer, for context checks. */
 bool leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
-    pcre2_match_data *md, pcre2_match_context *mc, const uint8_t *s, size_t n,
-    const uint8_t *ctx, size_t ctxlen);
+    const pcre2_code *allow, pcre2_match_data *md, pcre2_match_context *mc,
+    const uint8_t *s, size_t n, const uint8_t *ctx, size_t ctxlen);
 
 /* ---- decoding (decode.c) ---- */
 

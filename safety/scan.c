@@ -322,9 +322,25 @@ ident_byte(uint8_t c)
 	    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
 }
 
+/* Rule ri's compiled code, or NULL (and the scan fails closed). */
+static const struct leak_rule_code *
+rule_code(struct leak_scan *sc, uint32_t ri)
+{
+	char msg[256];
+	const struct leak_rule_code *c =
+	    leak_rule_code(sc->rs, ri, msg, sizeof(msg));
+
+	if (c == NULL && !sc->failed) {
+		axg_strlcpy(sc->errmsg, msg, sizeof(sc->errmsg));
+		sc->failed = 1;
+	}
+	return c;
+}
+
 /* Check a match (ovector in sc->md) and record it. */
 static void
-confirm(struct hitctx *h, uint32_t ri, int rc)
+confirm(struct hitctx *h, uint32_t ri, const struct leak_rule_code *code,
+    int rc)
 {
 	struct leak_scan *sc = h->sc;
 	const struct leak_rule *r = &sc->rs->rules[ri];
@@ -352,8 +368,9 @@ confirm(struct hitctx *h, uint32_t ri, int rc)
 		if (benign_name(h->p + ns, ne - ns))
 			return;
 	}
-	if (!leak_secret_ok(sc->rs, r, sc->md2, sc->mc, h->p + a, b - a,
-		h->p + ov[0], ov[1] - ov[0]))
+	if (!leak_secret_ok(sc->rs, r,
+		atomic_load_explicit(&code->allow, memory_order_relaxed),
+		sc->md2, sc->mc, h->p + a, b - a, h->p + ov[0], ov[1] - ov[0]))
 		return;
 	if (is_ignored(sc, h->p + a, b - a))
 		return;
@@ -365,18 +382,23 @@ run_window(struct hitctx *h, uint32_t ri, size_t ws, size_t we)
 {
 	struct leak_scan *sc = h->sc;
 	const struct leak_rule *r = &sc->rs->rules[ri];
+	const struct leak_rule_code *code = rule_code(sc, ri);
 	size_t off = ws;
 
+	if (code == NULL)
+		return -1;
+	const pcre2_code *re =
+	    atomic_load_explicit(&code->re, memory_order_relaxed);
 	while (off < we) {
-		int rc = pcre2_match(r->re, (PCRE2_SPTR)h->p, we, off, 0,
-		    sc->md, sc->mc);
+		int rc = pcre2_match(re, (PCRE2_SPTR)h->p, we, off, 0, sc->md,
+		    sc->mc);
 		if (rc == PCRE2_ERROR_NOMATCH)
 			break;
 		if (rc < 0)
 			return fail_match(sc, r, rc);
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(sc->md);
 		size_t s = ov[0], e = ov[1];
-		confirm(h, ri, rc);
+		confirm(h, ri, code, rc);
 		off = e > s ? e : s + 1;
 	}
 	return 0;
@@ -458,13 +480,17 @@ on_hit(size_t end, uint32_t kwid, void *arg)
 				continue;
 			size_t we =
 			    end + r->after < h->n ? end + r->after : h->n;
-			int rc = pcre2_match(r->re, (PCRE2_SPTR)h->p, we, start,
-			    0, sc->md, sc->mc);
+			const struct leak_rule_code *code = rule_code(sc, ri);
+			if (code == NULL)
+				return -1;
+			int rc = pcre2_match(atomic_load_explicit(&code->re,
+						 memory_order_relaxed),
+			    (PCRE2_SPTR)h->p, we, start, 0, sc->md, sc->mc);
 			if (rc == PCRE2_ERROR_NOMATCH)
 				continue;
 			if (rc < 0)
 				return fail_match(sc, r, rc);
-			confirm(h, ri, rc);
+			confirm(h, ri, code, rc);
 			continue;
 		}
 		size_t ws = start > r->before ? start - r->before : 0;

@@ -2,11 +2,13 @@
 check_PROGRAMS += \
 	tests/unit/t-safety-corpus \
 	tests/unit/t-safety-scan \
-	tests/unit/t-safety-hook
+	tests/unit/t-safety-hook \
+	tests/unit/t-safety-engine
 TESTS += \
 	tests/unit/t-safety-corpus \
 	tests/unit/t-safety-scan \
 	tests/unit/t-safety-hook \
+	tests/unit/t-safety-engine \
 	tests/integration/safety-scan.sh
 EXTRA_DIST += \
 	tests/integration/safety-scan.sh \

@@ -1,0 +1,298 @@
+/*
+ * t-safety-engine.c: the scanner's internals: the keyword prefilter (SIMD
+ * and scalar filters report exactly the occurrences a naive search finds,
+ * in the same order) and the rules' compilation on first use (every
+ * built-in rule compiles; threads racing to compile the same rules agree
+ * on the findings).
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "safety/safety-int.h"
+#include "safety/safety.h"
+#include "tests/tap.h"
+
+struct hits {
+	size_t *end;
+	uint32_t *id;
+	size_t n, cap;
+};
+
+static int
+record(size_t end, uint32_t id, void *arg)
+{
+	struct hits *h = arg;
+
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 256;
+		h->end = axg_reallocarray(h->end, h->cap, sizeof(*h->end));
+		h->id = axg_reallocarray(h->id, h->cap, sizeof(*h->id));
+	}
+	h->end[h->n] = end;
+	h->id[h->n++] = id;
+	return 0;
+}
+
+static int
+stop_at_first(size_t end, uint32_t id, void *arg)
+{
+	(void)end;
+	(void)id;
+	(*(int *)arg)++;
+	return 7;
+}
+
+static void
+hits_free(struct hits *h)
+{
+	free(h->end);
+	free(h->id);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Every (end, id) pair, sorted, as the naive search finds them. */
+static int
+cmp_pair(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static size_t *
+sorted_pairs(const struct hits *h)
+{
+	size_t *v = axg_calloc(2 * (h->n ? h->n : 1), sizeof(*v));
+
+	for (size_t i = 0; i < h->n; i++) {
+		v[2 * i] = h->end[i];
+		v[2 * i + 1] = h->id[i];
+	}
+	qsort(v, h->n, 2 * sizeof(*v), cmp_pair);
+	return v;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void
+test_prefilter(void)
+{
+	static const char *const kws[] = { "key", "ghp_", "AKIA", "password",
+		"sk-", "xoxb-", "-----begin", "datadog", "eyj", "aaa", "a_b",
+		"@@@", "~~~", "zzzzzzzzzzzzzzzzzzzzzzzzzz" };
+	struct leak_ac_pattern pats[AXG_ARRAY_LEN(kws)];
+	static const char alpha[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
+				    "NOPQRSTUVWXYZ0123456789_-@~ \n\"=:";
+	size_t lens[] = { 0, 1, 2, 3, 5, 11, 12, 15, 16, 31, 32, 33, 47, 64,
+		100, 1000, 4099, 65537 };
+	bool all_same = true, all_naive = true, all_order = true;
+
+	for (size_t i = 0; i < AXG_ARRAY_LEN(kws); i++) {
+		char *lower = axg_strdup(kws[i]);
+		axg_str_lower(lower);
+		pats[i] = (struct leak_ac_pattern){ lower, strlen(lower),
+			(uint32_t)i };
+	}
+	struct leak_ac *ac = leak_ac_new(pats, AXG_ARRAY_LEN(kws));
+
+	for (size_t li = 0; li < AXG_ARRAY_LEN(lens); li++) {
+		size_t n = lens[li];
+		/* Exact size, so that a read past the end trips ASan. */
+		uint8_t *p = axg_malloc(n ? n : 1);
+		for (size_t i = 0; i < n; i++)
+			p[i] = (uint8_t)alpha[rnd() % (sizeof(alpha) - 1)];
+		/* Plant keywords, in mixed case, at every alignment, and one
+		 * flush against the end. */
+		for (size_t i = 0; n > 0 && i < n / 7 + 1; i++) {
+			const char *k = kws[rnd() % AXG_ARRAY_LEN(kws)];
+			size_t kl = strlen(k), at = rnd() % n;
+			if (i == 0)
+				at = n >= kl ? n - kl : 0;
+			for (size_t j = 0; j < kl && at + j < n; j++)
+				p[at + j] = (uint8_t)((rnd() & 1) &&
+					    k[j] >= 'a' && k[j] <= 'z'
+					? k[j] - 32
+					: k[j]);
+		}
+		struct hits hs = { 0 }, hv = { 0 }, hn = { 0 };
+		leak_ac_set_simd(ac, false);
+		leak_ac_scan(ac, p, n, record, &hs);
+		leak_ac_set_simd(ac, true);
+		leak_ac_scan(ac, p, n, record, &hv);
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < AXG_ARRAY_LEN(kws); k++)
+				if (i + pats[k].len <= n &&
+				    axg_strncaseeq((const char *)p + i,
+					pats[k].bytes, pats[k].len))
+					record(i + pats[k].len, (uint32_t)k,
+					    &hn);
+		if (hs.n != hv.n ||
+		    (hs.n > 0 &&
+			(memcmp(hs.end, hv.end, hs.n * sizeof(*hs.end)) != 0 ||
+			    memcmp(hs.id, hv.id, hs.n * sizeof(*hs.id)) != 0)))
+			all_same = false;
+		size_t *a = sorted_pairs(&hs), *b = sorted_pairs(&hn);
+		if (hs.n != hn.n ||
+		    (hs.n > 0 && memcmp(a, b, 2 * hs.n * sizeof(*a)) != 0)) {
+			tap_diag("length %zu: filter %zu hits, naive %zu", n,
+			    hs.n, hn.n);
+			all_naive = false;
+		}
+		/* Reported by the position of the keyword's window: the
+		 * keyword starts never go back by more than a keyword. */
+		for (size_t i = 1; i < hv.n; i++)
+			if (hv.end[i] + 64 < hv.end[i - 1])
+				all_order = false;
+		free(a);
+		free(b);
+		hits_free(&hs);
+		hits_free(&hv);
+		hits_free(&hn);
+		free(p);
+	}
+	ok(all_same, "SIMD and scalar filters report the same hits in order");
+	ok(all_naive, "the filter finds exactly the naive search's hits");
+	ok(all_order, "hits come in position order");
+
+	/* A callback's non-zero return stops the scan at once. */
+	char text[200];
+	memset(text, ' ', sizeof(text));
+	memcpy(text + 40, "key", 3);
+	memcpy(text + 120, "key", 3);
+	for (int simd = 0; simd < 2; simd++) {
+		int calls = 0;
+		leak_ac_set_simd(ac, simd != 0);
+		int rc = leak_ac_scan(ac, (const uint8_t *)text, sizeof(text),
+		    stop_at_first, &calls);
+		ok(rc == 7 && calls == 1, "stop at the first hit (%s)",
+		    simd ? "SIMD" : "scalar");
+	}
+	leak_ac_free(ac);
+	for (size_t i = 0; i < AXG_ARRAY_LEN(kws); i++)
+		free((char *)pats[i].bytes);
+}
+
+/* ---- compilation on first use ---- */
+
+struct worker {
+	const struct leak_ruleset *rs;
+	const char *text;
+	size_t found;
+	int rc;
+};
+
+static void *
+work(void *arg)
+{
+	struct worker *w = arg;
+	char err[256];
+	struct leak_findings f;
+	struct leak_scan *sc = leak_scan_new(w->rs, err, sizeof(err));
+
+	leak_findings_init(&f);
+	w->rc = sc != NULL ? leak_scan_buffer(sc, w->text, strlen(w->text), &f,
+				 err, sizeof(err))
+			   : -1;
+	w->found = f.n;
+	leak_findings_free(&f);
+	leak_scan_free(sc);
+	return NULL;
+}
+
+static void
+test_lazy(void)
+{
+	char err[256];
+	struct leak_ruleset *rs = leak_ruleset_new(NULL, err, sizeof(err));
+	size_t n;
+
+	ok(rs != NULL, "built-in rules load: %s", rs ? "" : err);
+	if (rs == NULL)
+		return;
+	n = leak_ruleset_count(rs);
+	size_t compiled = 0;
+	for (size_t i = 0; i < n; i++)
+		compiled += atomic_load(&rs->code[i].state) != 0;
+	ok(compiled == 0, "no rule is compiled at load (%zu of %zu)", compiled,
+	    n);
+
+	/* Every built-in rule compiles (a bad one fails here, not on the
+	 * first request that happens to hit its keyword). */
+	bool each = true;
+	for (size_t i = 0; i < n; i++) {
+		err[0] = '\0';
+		if (leak_rule_code(rs, i, err, sizeof(err)) == NULL) {
+			tap_diag("%s", err);
+			each = false;
+		}
+	}
+	ok(each, "every one of the %zu built-in rules compiles", n);
+	ok(leak_ruleset_compile_all(rs, err, sizeof(err)) == 0,
+	    "compile_all after that is a no-op");
+	leak_ruleset_free(rs);
+
+	/* Threads share a fresh rule set and race to compile the same
+	 * rules: each finds what one thread alone finds. */
+	static const char text[] =
+	    "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJklmn9z\n"
+	    "aws_access_key_id=AKIAZ7Q3JX5LM2NV4WPY\n"
+	    "Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1lMjAyNg==\n"
+	    "DATABASE_URL=postgres://app:Vq8rT2xLm9Kp@db:5432/app\n";
+	rs = leak_ruleset_new(NULL, err, sizeof(err));
+	struct worker one = { rs, text, 0, 0 };
+	work(&one);
+	leak_ruleset_free(rs);
+	rs = leak_ruleset_new(NULL, err, sizeof(err));
+	enum { NT = 8 };
+	pthread_t th[NT];
+	struct worker w[NT];
+	for (int i = 0; i < NT; i++) {
+		w[i] = (struct worker){ rs, text, 0, 0 };
+		pthread_create(&th[i], NULL, work, &w[i]);
+	}
+	bool same = one.found >= 4;
+	for (int i = 0; i < NT; i++) {
+		pthread_join(th[i], NULL);
+		same = same && w[i].rc == (int)one.found &&
+		    w[i].found == one.found;
+	}
+	ok(same, "%d threads compiling on first use find what one does (%zu)",
+	    NT, one.found);
+	leak_ruleset_free(rs);
+
+	/* A bad user rule is still refused at load, with its id and the
+	 * PCRE2 message. */
+	static const char bad[] = "rules:\n"
+				  "  - id: broken-rule\n"
+				  "    keywords: [broken]\n"
+				  "    regex: 'broken([a-z'\n";
+	rs = leak_ruleset_new_yaml(bad, strlen(bad), "bad.yaml", err,
+	    sizeof(err));
+	ok(rs == NULL, "a user rule with a bad regex is refused at load");
+	like_str(err, "rule broken-rule", "... naming the rule");
+	like_str(err, "missing", "... with the PCRE2 error");
+	leak_ruleset_free(rs);
+}
+
+int
+main(void)
+{
+	test_prefilter();
+	test_lazy();
+	return tap_done();
+}
