@@ -50,3 +50,4 @@ bench: $(bench_programs)
 	done
 .PHONY: bench
 include %reldir%/inference.mk
+include %reldir%/proxytests.mk
