@@ -84,6 +84,7 @@ on_connect_head(struct px_conn *c, const struct px_request *req)
 			sizeof(why)) == PX_SCAN_BLOCK) {
 			axg_strlcpy(c->rule, "scan", sizeof(c->rule));
 			axg_strlcpy(c->reason, why, sizeof(c->reason));
+			px_host_redact(&c->target); /* not into the audit */
 			px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "scan", why);
 			return;
 		}
@@ -121,6 +122,8 @@ px_conn_on_head(struct px_conn *c)
 	evtimer_del(c->timer);
 	begin_request(c);
 	if (rc < 0) {
+		/* a malformed CONNECT is still audited as a CONNECT */
+		c->is_connect = len >= 8 && memcmp(p, "CONNECT ", 8) == 0;
 		px_conn_refuse(c, PX_OUTCOME_ERROR, status, "parse", err);
 		return;
 	}

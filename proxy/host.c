@@ -306,6 +306,17 @@ px_host_parse_authority(const char *s, size_t n, uint16_t default_port,
 	return 0;
 }
 
+void
+px_host_redact(struct px_hostport *hp)
+{
+	hp->kind = PX_HOST_NAME;
+	hp->legacy_ipv4 = false;
+	axg_strlcpy(hp->host, "redacted.invalid", sizeof(hp->host));
+	memset(&hp->v4, 0, sizeof(hp->v4));
+	memset(&hp->v6, 0, sizeof(hp->v6));
+	set_authority(hp);
+}
+
 bool
 px_hostport_equal(const struct px_hostport *a, const struct px_hostport *b)
 {

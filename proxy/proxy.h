@@ -206,6 +206,10 @@ int px_host_canon(const char *s, size_t n, struct px_hostport *out, char *err,
 int px_host_parse_authority(const char *s, size_t n, uint16_t default_port,
     struct px_hostport *out, char *err, size_t errlen);
 
+/* Replace the host by "redacted.invalid" (the port is kept): for a host
+ * that carries a credential, which must not reach the audit. */
+void px_host_redact(struct px_hostport *hp);
+
 /* Do two canonical values name the same (host, port)? */
 bool
 px_hostport_equal(const struct px_hostport *a, const struct px_hostport *b);

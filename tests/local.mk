@@ -51,3 +51,4 @@ bench: $(bench_programs)
 .PHONY: bench
 include %reldir%/inference.mk
 include %reldir%/benchcmp.mk
+include %reldir%/proxytests.mk
