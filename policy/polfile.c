@@ -899,6 +899,32 @@ check_url(const char *s)
 	return 0;
 }
 
+static char *resolve_rel(struct ld *ld, const char *p);
+
+/* A route's ca_file: relative to the policy's folder, readable now. */
+static void
+route_ca(struct ld *ld, const char *s, yaml_node_t *v, const struct kp *kp,
+    struct axv *route)
+{
+	char *full;
+	FILE *fp;
+
+	if (*s == '\0') {
+		lerr(ld, v, kp, "must not be empty");
+		return;
+	}
+	full = resolve_rel(ld, s);
+	fp = fopen(full, "r");
+	if (fp == NULL) {
+		lerr(ld, v, kp, "cannot read the CA file %s: %s", full,
+		    strerror(errno));
+		free(full);
+		return;
+	}
+	fclose(fp);
+	put(route, "ca_file", axv_string_own(full, strlen(full)));
+}
+
 static void
 route_pair(struct ld *ld, const char *key, yaml_node_t *v, const struct kp *kp,
     void *arg)
@@ -939,6 +965,10 @@ route_pair(struct ld *ld, const char *key, yaml_node_t *v, const struct kp *kp,
 		lerr(ld, v, kp, "must not be empty");
 		return;
 	}
+	if (strcmp(key, "ca_file") == 0) {
+		route_ca(ld, s, v, kp, route);
+		return;
+	}
 	put(route, key, axv_cstr(s));
 }
 
@@ -960,11 +990,29 @@ budget_pair(struct ld *ld, const char *key, yaml_node_t *v, const struct kp *kp,
 }
 
 static void
+keepalive_pair(struct ld *ld, const char *key, yaml_node_t *v,
+    const struct kp *kp, void *arg)
+{
+	struct axv *ka = arg;
+	uint64_t u;
+
+	if (strcmp(key, "max_idle") == 0) {
+		if (get_int(ld, v, kp, 0, 64, &u) == 0)
+			put(ka, key, axv_int((int64_t)u));
+	} else if (get_int(ld, v, kp, 1, 600000, &u) == 0) {
+		put(ka, key, axv_int((int64_t)u));
+	}
+}
+
+static void
 inf_pair(struct ld *ld, const char *key, yaml_node_t *v, const struct kp *kp,
     void *arg)
 {
 	static const char *const route_keys[] = { "name", "provider",
-		"endpoint", "model", "api_key_env", "api_key_file", NULL };
+		"endpoint", "model", "api_key_env", "api_key_file", "ca_file",
+		NULL };
+	static const char *const keepalive_keys[] = { "max_idle",
+		"idle_timeout_ms", NULL };
 	static const char *const budget_keys[] = { "max_tokens_per_hour",
 		"max_tokens_per_request", "action_on_exhaust", NULL };
 	struct inf_ctx *ic = arg;
@@ -1008,6 +1056,11 @@ inf_pair(struct ld *ld, const char *key, yaml_node_t *v, const struct kp *kp,
 			}
 			axv_unref(route);
 		}
+	} else if (strcmp(key, "keepalive") == 0) {
+		struct axv *ka = axv_object_new(2);
+
+		walk_map(ld, v, kp, keepalive_keys, keepalive_pair, ka);
+		put(ic->inf, key, ka);
 	} else {
 		struct axv *b = axv_object_new(3);
 
@@ -1067,7 +1120,7 @@ top_pair(struct ld *ld, const char *key, yaml_node_t *v, const struct kp *kp,
 		NULL };
 	static const char *const net_keys[] = { "mode", "policies", NULL };
 	static const char *const inf_keys[] = { "default_provider", "routes",
-		"token_budget", NULL };
+		"token_budget", "keepalive", NULL };
 	static const char *const safety_keys[] = { "credential_scan", "rules",
 		NULL };
 	struct top_ctx *tc = arg;

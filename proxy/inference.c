@@ -76,6 +76,7 @@ struct px_inf {
 	enum px_body_kind req_kind;
 	uint64_t req_left;
 	struct px_chunked req_ch;
+	bool client_keep; /* the client asked to keep its connection */
 	/* the route */
 	struct px_inf_route rt;
 	bool routed, finished;
@@ -99,13 +100,301 @@ struct px_inf {
 	uint64_t resp_bytes;
 	int64_t prompt_tokens, completion_tokens;
 	uint64_t bytes_up, bytes_down;
+	/* the backend connection */
+	bool tls;
+	struct px_hostport hp;
+	char *pool_key;	      /* the backend's pool ("" ca: default) */
+	struct evbuffer *req; /* the request, kept to resend it once when a
+				 pooled connection turns out stale */
+	bool reused;	      /* sent on a pooled connection */
+	bool resp_started;    /* a response byte was read */
+	bool resp_keep;	      /* the backend lets the connection be reused */
 };
+
+static void inf_dial_new(struct px_conn *c);
 
 static void inf_cli_readcb(struct bufferevent *bev, void *arg);
 static void inf_cli_writecb(struct bufferevent *bev, void *arg);
 static void inf_cli_eventcb(struct bufferevent *bev, short what, void *arg);
 static void up_readcb(struct bufferevent *bev, void *arg);
 static void up_eventcb(struct bufferevent *bev, short what, void *arg);
+
+/* ---- backend pools and TLS contexts (one set per proxy) ---- */
+
+#define INF_POOL_MAX_BACKENDS 64
+#define INF_POOL_MAX_IDLE     256 /* idle connections, all backends */
+
+struct inf_ca {
+	struct inf_ca *next;
+	char *path;
+	SSL_CTX *ctx;
+};
+
+struct inf_idle;
+
+struct inf_backend {
+	struct inf_backend *next;
+	char *key;
+	SSL_SESSION *sess; /* the last resumable session */
+	TAILQ_HEAD(inf_idle_list, inf_idle) idle; /* most recent first */
+	unsigned nidle;
+};
+
+struct inf_idle {
+	TAILQ_ENTRY(inf_idle) link;
+	struct px_inf_pool *pool;
+	struct inf_backend *be;
+	struct bufferevent *bev;
+	struct event *timer;
+	struct sockaddr_storage addr;
+	bool has_addr;
+};
+
+struct px_inf_pool {
+	struct inf_ca *cas;
+	struct inf_backend *backends;
+	unsigned nbackends, nidle;
+	struct px_inf_pool_stats st;
+};
+
+static struct px_inf_pool *
+pool_of(struct px_proxy *px)
+{
+	if (px->inf_pool == NULL)
+		px->inf_pool = axg_calloc(1, sizeof(*px->inf_pool));
+	return px->inf_pool;
+}
+
+static struct inf_backend *
+backend_find(struct px_inf_pool *pl, const char *key, bool create)
+{
+	struct inf_backend *be;
+
+	for (be = pl->backends; be != NULL; be = be->next)
+		if (strcmp(be->key, key) == 0)
+			return be;
+	if (!create || pl->nbackends >= INF_POOL_MAX_BACKENDS)
+		return NULL;
+	be = axg_calloc(1, sizeof(*be));
+	be->key = axg_strdup(key);
+	TAILQ_INIT(&be->idle);
+	be->next = pl->backends;
+	pl->backends = be;
+	pl->nbackends++;
+	return be;
+}
+
+static void
+idle_drop(struct inf_idle *i)
+{
+	TAILQ_REMOVE(&i->be->idle, i, link);
+	i->be->nidle--;
+	i->pool->nidle--;
+	i->pool->st.idle = i->pool->nidle;
+	event_free(i->timer);
+	if (i->bev != NULL)
+		bufferevent_free(i->bev);
+	free(i);
+}
+
+/* An idle connection that speaks, closes or fails is of no more use. */
+static void
+idle_readcb(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	idle_drop(arg);
+}
+
+static void
+idle_eventcb(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	(void)what;
+	idle_drop(arg);
+}
+
+static void
+idle_timercb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	idle_drop(arg);
+}
+
+/* A pooled connection to key, or NULL; *addr receives its peer. */
+static struct bufferevent *
+pool_take(struct px_proxy *px, const char *key, struct sockaddr_storage *addr,
+    bool *has_addr)
+{
+	struct px_inf_pool *pl = px->inf_pool;
+	struct inf_backend *be;
+	struct inf_idle *i;
+	struct bufferevent *bev;
+
+	if (pl == NULL || pl->nidle == 0 ||
+	    (be = backend_find(pl, key, false)) == NULL ||
+	    (i = TAILQ_FIRST(&be->idle)) == NULL)
+		return NULL;
+	bev = i->bev;
+	i->bev = NULL;
+	*addr = i->addr;
+	*has_addr = i->has_addr;
+	idle_drop(i);
+	bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
+	pl->st.reused++;
+	return bev;
+}
+
+/* Keep bev (idle, its response read completely) for key: at most max for
+ * the backend (the oldest goes), for ms.  Frees it when it cannot. */
+static void
+pool_put(struct px_proxy *px, const char *key, struct bufferevent *bev,
+    const struct sockaddr_storage *addr, bool has_addr, unsigned max,
+    unsigned ms)
+{
+	struct px_inf_pool *pl = pool_of(px);
+	struct inf_backend *be = backend_find(pl, key, true);
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	struct inf_idle *i;
+
+	if (be == NULL || max == 0 || ms == 0 ||
+	    evbuffer_get_length(bufferevent_get_input(bev)) != 0 ||
+	    evbuffer_get_length(bufferevent_get_output(bev)) != 0) {
+		bufferevent_free(bev);
+		return;
+	}
+	while (be->nidle >= max)
+		idle_drop(TAILQ_LAST(&be->idle, inf_idle_list));
+	if (pl->nidle >= INF_POOL_MAX_IDLE) {
+		bufferevent_free(bev);
+		return;
+	}
+	i = axg_calloc(1, sizeof(*i));
+	i->pool = pl;
+	i->be = be;
+	i->bev = bev;
+	i->addr = *addr;
+	i->has_addr = has_addr;
+	i->timer = evtimer_new(px->base, idle_timercb, i);
+	TAILQ_INSERT_HEAD(&be->idle, i, link);
+	be->nidle++;
+	pl->nidle++;
+	pl->st.idle = pl->nidle;
+	bufferevent_setcb(bev, idle_readcb, NULL, idle_eventcb, i);
+	bufferevent_setwatermark(bev, EV_READ, 0, 0);
+	bufferevent_enable(bev, EV_READ);
+	evtimer_add(i->timer, &tv);
+}
+
+static SSL_CTX *
+new_client_ctx(const char *ca, char *err, size_t errlen)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+
+	if (ctx == NULL) {
+		axg_seterr(err, errlen, "SSL_CTX_new failed");
+		return NULL;
+	}
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	/* sessions are kept per backend (inf_backend.sess) */
+	SSL_CTX_set_session_cache_mode(ctx,
+	    SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+	if (ca != NULL && SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
+		ERR_clear_error();
+		SSL_CTX_free(ctx);
+		axg_seterr(err, errlen, "cannot read the CA file %s", ca);
+		return NULL;
+	}
+	return ctx;
+}
+
+/* The TLS context for a route's CA file ("" or NULL: the default). */
+static SSL_CTX *
+ca_ctx(struct px_proxy *px, const char *path, char *err, size_t errlen)
+{
+	struct px_inf_pool *pl;
+	struct inf_ca *ca;
+	SSL_CTX *ctx;
+
+	if (path == NULL || path[0] == '\0') {
+		if (px->ssl_ctx == NULL)
+			axg_seterr(err, errlen,
+			    "no TLS context for https backends");
+		return px->ssl_ctx;
+	}
+	pl = pool_of(px);
+	for (ca = pl->cas; ca != NULL; ca = ca->next)
+		if (strcmp(ca->path, path) == 0)
+			return ca->ctx;
+	ctx = new_client_ctx(path, err, errlen);
+	if (ctx == NULL)
+		return NULL;
+	ca = axg_calloc(1, sizeof(*ca));
+	ca->path = axg_strdup(path);
+	ca->ctx = ctx;
+	ca->next = pl->cas;
+	pl->cas = ca;
+	return ctx;
+}
+
+int
+px_proxy_inference_load_ca(struct px_proxy *px, const char *path, char *err,
+    size_t errlen)
+{
+	return ca_ctx(px, path, err, errlen) != NULL ? 0 : -1;
+}
+
+void
+px_proxy_inference_pool_stats(const struct px_proxy *px,
+    struct px_inf_pool_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (px->inf_pool != NULL)
+		*out = px->inf_pool->st;
+}
+
+static void
+pool_free(struct px_inf_pool *pl)
+{
+	if (pl == NULL)
+		return;
+	while (pl->backends != NULL) {
+		struct inf_backend *be = pl->backends;
+
+		while (!TAILQ_EMPTY(&be->idle))
+			idle_drop(TAILQ_FIRST(&be->idle));
+		if (be->sess != NULL)
+			SSL_SESSION_free(be->sess);
+		pl->backends = be->next;
+		free(be->key);
+		free(be);
+	}
+	while (pl->cas != NULL) {
+		struct inf_ca *ca = pl->cas;
+
+		pl->cas = ca->next;
+		SSL_CTX_free(ca->ctx);
+		free(ca->path);
+		free(ca);
+	}
+	free(pl);
+}
+
+/* The wiped end of the kept request (it holds the key). */
+static void
+req_wipe(struct px_inf *f)
+{
+	size_t n;
+
+	if (f->req == NULL)
+		return;
+	n = evbuffer_get_length(f->req);
+	if (n > 0)
+		OPENSSL_cleanse(evbuffer_pullup(f->req, -1), n);
+	evbuffer_free(f->req);
+	f->req = NULL;
+}
 
 /* ---- accessors for core.c ---- */
 
@@ -186,6 +475,12 @@ px_inf_free(struct px_inf *f)
 	if (f->c != NULL && f->routed && !f->finished)
 		inf_finish(f->c, true, "connection closed");
 	wipe_key(f);
+	req_wipe(f);
+	free(f->pool_key);
+	if (f->rt.body != NULL) {
+		OPENSSL_cleanse(f->rt.body, f->rt.body_len);
+		free(f->rt.body);
+	}
 	if (f->fwd_hdrs != NULL)
 		evbuffer_free(f->fwd_hdrs);
 	if (f->body != NULL)
@@ -441,6 +736,7 @@ px_inf_begin(struct px_conn *c, const struct px_request *req)
 	else
 		f->target = axg_strndup(req->target, req->target_len);
 	f->client_10 = req->version_minor == 0;
+	f->client_keep = req->keep_alive && !f->client_10;
 	if (req->is_connect && !c->inf_port && px->has_inf) {
 		/* a tunnel to inference.local: nothing is dialled; what the
 		 * client sends in it is read as origin-form requests */
@@ -557,8 +853,10 @@ inf_read_body(struct px_conn *c)
 		if (rc == 0)
 			return;
 	}
-	/* one request per connection: anything after it is ignored */
-	evbuffer_drain(in, evbuffer_get_length(in));
+	/* what follows is the next request on a kept connection, or
+	 * ignored */
+	if (!f->client_keep)
+		evbuffer_drain(in, evbuffer_get_length(in));
 	inf_dispatch(c);
 }
 
@@ -608,21 +906,23 @@ parse_url(struct px_inf *f, bool *tls, struct px_hostport *hp,
 }
 
 static struct bufferevent *
-make_upstream(struct px_conn *c, bool tls, const struct px_hostport *hp,
-    char *err, size_t errlen)
+make_upstream(struct px_conn *c, char *err, size_t errlen)
 {
 	struct px_proxy *px = c->px;
+	struct px_inf *f = c->inf;
+	const struct px_hostport *hp = &f->hp;
+	struct inf_backend *be;
 	struct bufferevent *bev;
+	SSL_CTX *ctx;
 	SSL *ssl;
 
-	if (!tls)
+	if (!f->tls)
 		return bufferevent_socket_new(px->base, -1,
 		    BEV_OPT_CLOSE_ON_FREE);
-	if (px->ssl_ctx == NULL) {
-		axg_seterr(err, errlen, "no TLS context for https backends");
+	ctx = ca_ctx(px, f->rt.ca_file, err, errlen);
+	if (ctx == NULL)
 		return NULL;
-	}
-	ssl = SSL_new(px->ssl_ctx);
+	ssl = SSL_new(ctx);
 	if (ssl == NULL) {
 		axg_seterr(err, errlen, "SSL_new failed");
 		return NULL;
@@ -633,6 +933,12 @@ make_upstream(struct px_conn *c, bool tls, const struct px_hostport *hp,
 	} else {
 		X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), hp->host);
 	}
+	/* resume the backend's last session (same context: the key names
+	 * the CA file) */
+	if (px->inf_pool != NULL &&
+	    (be = backend_find(px->inf_pool, f->pool_key, false)) != NULL &&
+	    be->sess != NULL)
+		SSL_set_session(ssl, be->sess);
 	bev = bufferevent_openssl_socket_new(px->base, -1, ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL) {
@@ -644,53 +950,93 @@ make_upstream(struct px_conn *c, bool tls, const struct px_hostport *hp,
 	return bev;
 }
 
+/* Build the request (kept in f->req) and send it on a pooled connection
+ * or a new one. */
 static void
-inf_send(struct px_conn *c, bool tls, const struct px_hostport *hp,
-    const char *bpath)
+inf_send(struct px_conn *c, const char *bpath)
 {
 	struct px_inf *f = c->inf;
 	struct px_proxy *px = c->px;
-	struct evbuffer *out;
+	const struct px_hostport *hp = &f->hp;
 	size_t blen = evbuffer_get_length(f->body);
-	char err[160];
-	bool default_port = hp->port == (tls ? 443 : 80);
+	bool default_port = hp->port == (f->tls ? 443 : 80);
+	bool pooled = f->rt.pool_max_idle > 0 && f->rt.pool_idle_ms > 0;
+	struct evbuffer *rq;
 	const char *host;
-	int rc;
 
-	c->up = make_upstream(c, tls, hp, err, sizeof(err));
-	if (c->up == NULL) {
-		inf_refuse(c, 502, "dial", NULL, err, 0);
-		return;
-	}
-	out = bufferevent_get_output(c->up);
+	f->pool_key = axg_asprintf("%s|%s|%u|%s", f->tls ? "https" : "http",
+	    hp->host, (unsigned)hp->port, f->rt.ca_file);
+	rq = f->req = evbuffer_new();
 	if (!default_port)
 		host = hp->authority;
 	else if (hp->kind == PX_HOST_IPV6)
 		host = NULL;
 	else
 		host = hp->host;
-	evbuffer_add_printf(out, "%s %s%s%s HTTP/1.1\r\nHost: ", f->method,
+	evbuffer_add_printf(rq, "%s %s%s%s HTTP/1.1\r\nHost: ", f->method,
 	    bpath, f->query[0] ? "?" : "", f->query);
 	if (host != NULL)
-		evbuffer_add_printf(out, "%s\r\n", host);
+		evbuffer_add_printf(rq, "%s\r\n", host);
 	else
-		evbuffer_add_printf(out, "[%s]\r\n", hp->host);
-	evbuffer_add_buffer(out, f->fwd_hdrs);
+		evbuffer_add_printf(rq, "[%s]\r\n", hp->host);
+	evbuffer_add_buffer(rq, f->fwd_hdrs);
 	if (f->rt.key != NULL) {
 		if (strcmp(f->rt.provider, "anthropic") == 0)
-			evbuffer_add_printf(out, "x-api-key: %s\r\n",
-			    f->rt.key);
+			evbuffer_add_printf(rq, "x-api-key: %s\r\n", f->rt.key);
 		else
-			evbuffer_add_printf(out, "Authorization: Bearer %s\r\n",
+			evbuffer_add_printf(rq, "Authorization: Bearer %s\r\n",
 			    f->rt.key);
 	}
 	wipe_key(f);
-	evbuffer_add_printf(out,
-	    "Content-Length: %zu\r\nAccept-Encoding: identity\r\n"
-	    "Connection: close\r\n\r\n",
-	    blen);
+	evbuffer_add_printf(rq,
+	    "Content-Length: %zu\r\nAccept-Encoding: identity\r\n%s\r\n", blen,
+	    pooled ? "" : "Connection: close\r\n");
 	f->bytes_up = blen;
-	evbuffer_add_buffer(out, f->body);
+	evbuffer_add_buffer(rq, f->body);
+	if (pooled) {
+		struct sockaddr_storage addr;
+		bool has_addr = false;
+
+		c->up = pool_take(px, f->pool_key, &addr, &has_addr);
+		if (c->up != NULL) {
+			size_t n = evbuffer_get_length(rq);
+
+			f->reused = true;
+			c->up_addr = addr;
+			c->dialed = has_addr;
+			/* a copy: kept in case the connection is stale */
+			evbuffer_add(bufferevent_get_output(c->up),
+			    evbuffer_pullup(rq, -1), n);
+			bufferevent_setcb(c->up, up_readcb, NULL, up_eventcb,
+			    c);
+			bufferevent_setwatermark(c->up, EV_READ, 0, 256 * 1024);
+			bufferevent_enable(c->up, EV_READ | EV_WRITE);
+			f->phase = INF_WAIT;
+			px_conn_arm(c, px->inf.idle_timeout_ms);
+			return;
+		}
+	}
+	inf_dial_new(c);
+}
+
+/* Dial the backend and send f->req (consumed). */
+static void
+inf_dial_new(struct px_conn *c)
+{
+	struct px_inf *f = c->inf;
+	struct px_proxy *px = c->px;
+	const struct px_hostport *hp = &f->hp;
+	char err[160];
+	int rc;
+
+	c->up = make_upstream(c, err, sizeof(err));
+	if (c->up == NULL) {
+		inf_refuse(c, 502, "dial", NULL, err, 0);
+		return;
+	}
+	evbuffer_add_buffer(bufferevent_get_output(c->up), f->req);
+	req_wipe(f);
+	pool_of(px)->st.dials++;
 	bufferevent_setcb(c->up, up_readcb, NULL, up_eventcb, c);
 	bufferevent_setwatermark(c->up, EV_READ, 0, 256 * 1024);
 	bufferevent_enable(c->up, EV_READ | EV_WRITE);
@@ -735,14 +1081,12 @@ inf_dispatch(struct px_conn *c)
 	struct px_inf *f = c->inf;
 	struct px_proxy *px = c->px;
 	struct px_inf_request r;
-	struct px_hostport hp;
 	json_error_t jerr;
 	json_t *doc, *v;
 	size_t len = evbuffer_get_length(f->body);
 	const char *body = (const char *)evbuffer_pullup(f->body, -1);
 	const char *bpath;
 	char err[256];
-	bool tls;
 	int rc;
 
 	evtimer_del(c->timer);
@@ -791,19 +1135,27 @@ inf_dispatch(struct px_conn *c)
 	f->routed = true;
 	axg_strlcpy(c->reason, f->rt.reason, sizeof(c->reason));
 	f->url = axg_strdup(f->rt.url);
-	if (parse_url(f, &tls, &hp, &bpath, err, sizeof(err)) != 0) {
+	if (f->rt.body != NULL) {
+		/* the hook's replacement (a redacted prompt) */
+		evbuffer_drain(f->body, len);
+		evbuffer_add(f->body, f->rt.body, f->rt.body_len);
+		OPENSSL_cleanse(f->rt.body, f->rt.body_len);
+		free(f->rt.body);
+		f->rt.body = NULL;
+	}
+	if (parse_url(f, &f->tls, &f->hp, &bpath, err, sizeof(err)) != 0) {
 		wipe_key(f);
 		inf_refuse(c, 502, "dial", NULL, err, 0);
 		return;
 	}
-	axg_strlcpy(f->bhost, hp.host, sizeof(f->bhost));
+	axg_strlcpy(f->bhost, f->hp.host, sizeof(f->bhost));
 	if (f->rt.key != NULL && !header_value_ok(f->rt.key)) {
 		wipe_key(f);
 		inf_refuse(c, 502, "dial", NULL,
 		    "the route's key is not a valid header value", 0);
 		return;
 	}
-	inf_send(c, tls, &hp, bpath);
+	inf_send(c, bpath);
 }
 
 /* ---- the response ---- */
@@ -967,8 +1319,35 @@ inf_complete(struct px_conn *c)
 	    f->status >= 400 ? "backend error" : NULL);
 	px_conn_audit(c, PX_AUDIT_HTTP, PX_OUTCOME_ALLOWED, f->status, "done");
 	if (c->up != NULL) {
-		bufferevent_free(c->up);
+		SSL *ssl = f->tls ? bufferevent_openssl_get_ssl(c->up) : NULL;
+
+		if (ssl != NULL) {
+			SSL_SESSION *sess = SSL_get1_session(ssl);
+			struct inf_backend *be = sess != NULL
+			    ? backend_find(pool_of(c->px), f->pool_key, true)
+			    : NULL;
+
+			if (be != NULL && SSL_SESSION_is_resumable(sess)) {
+				if (be->sess != NULL)
+					SSL_SESSION_free(be->sess);
+				be->sess = sess;
+			} else if (sess != NULL) {
+				SSL_SESSION_free(sess);
+			}
+		}
+		if (f->resp_keep)
+			pool_put(c->px, f->pool_key, c->up, &c->up_addr,
+			    c->dialed, f->rt.pool_max_idle, f->rt.pool_idle_ms);
+		else
+			bufferevent_free(c->up);
 		c->up = NULL;
+	}
+	if (f->client_keep && !c->cli_eof) {
+		/* the next request on this connection */
+		px_inf_free(f);
+		c->inf = NULL;
+		px_conn_start_head(c);
+		return;
 	}
 	px_conn_close_after_write(c);
 }
@@ -986,6 +1365,7 @@ inf_abort(struct px_conn *c, const char *why)
 		return;
 	}
 	f->phase = INF_DONE;
+	f->resp_keep = false;
 	evtimer_del(c->timer);
 	if (f->sse) {
 		struct evbuffer *b = evbuffer_new();
@@ -1052,12 +1432,19 @@ resp_head(struct px_conn *c)
 	}
 	f->status = resp.status;
 	f->resp_kind = resp.body;
+	f->client_chunked = !f->client_10 &&
+	    (resp.body == PX_BODY_CHUNKED || resp.body == PX_BODY_CLOSE);
+	/* reusable: HTTP/1.1, not closed, framed (checked again at the
+	 * end: nothing may follow the body) */
+	f->resp_keep = resp.keep_alive && resp.version_minor == 1 &&
+	    resp.status != 101 && resp.body != PX_BODY_CLOSE;
+	if (resp.body == PX_BODY_CLOSE && !f->client_chunked)
+		f->client_keep = false;
 	f->resp_left = resp.content_length;
 	if (resp.body == PX_BODY_CHUNKED)
 		px_chunked_init(&f->resp_ch, px->cfg.max_response_body,
 		    px->cfg.http.max_line);
-	f->client_chunked = !f->client_10 &&
-	    (resp.body == PX_BODY_CHUNKED || resp.body == PX_BODY_CLOSE);
+
 	eol = memchr(p, '\n', resp.head_len);
 	/* "HTTP/1.x NNN reason" -> our version, their code and reason */
 	{
@@ -1096,9 +1483,11 @@ resp_head(struct px_conn *c)
 		evbuffer_add_printf(out, "Content-Length: 0\r\n");
 	else if (f->client_chunked)
 		evbuffer_add_printf(out, "Transfer-Encoding: chunked\r\n");
-	evbuffer_add_printf(out, "Connection: close\r\n\r\n");
+	evbuffer_add_printf(out, "%s\r\n",
+	    f->client_keep ? "" : "Connection: close\r\n");
 	evbuffer_drain(in, resp.head_len);
 	f->head_sent = true;
+	req_wipe(f); /* answered: never resent */
 	if (f->sse)
 		axg_buf_init(&f->sse_part, INF_MAX_SSE_LINE);
 	else
@@ -1118,6 +1507,8 @@ up_readcb(struct bufferevent *bev, void *arg)
 	char err[160];
 
 	px_conn_arm(c, px->inf.idle_timeout_ms);
+	if (evbuffer_get_length(in) > 0)
+		f->resp_started = true;
 	if (!f->head_sent) {
 		int rc = resp_head(c);
 
@@ -1143,6 +1534,8 @@ up_readcb(struct bufferevent *bev, void *arg)
 			    resp_dec, c, err, sizeof(err));
 			evbuffer_drain(in, len);
 			flush_dec(c);
+			if (rc == 1 && used < len)
+				f->resp_keep = false; /* bytes after the body */
 			if (rc < 0) {
 				inf_abort(c, err);
 				return;
@@ -1157,6 +1550,8 @@ up_readcb(struct bufferevent *bev, void *arg)
 
 			resp_data(c, p, n);
 			f->resp_left -= n;
+			if (len > n)
+				f->resp_keep = false; /* bytes after the body */
 			evbuffer_drain(in, len);
 			if (f->resp_left == 0) {
 				inf_complete(c);
@@ -1212,12 +1607,30 @@ up_eventcb(struct bufferevent *bev, short what, void *arg)
 			    sizeof(one));
 		}
 		px->stats.dials++;
+		if (f->tls && px->inf_pool != NULL) {
+			SSL *ssl = bufferevent_openssl_get_ssl(bev);
+
+			if (ssl != NULL && SSL_session_reused(ssl))
+				px->inf_pool->st.resumed++;
+		}
 		f->phase = INF_WAIT;
 		px_conn_arm(c, px->inf.idle_timeout_ms);
 		return;
 	}
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
+	f->resp_keep = false;
+	if (f->reused && !f->resp_started && f->req != NULL) {
+		/* the backend had closed the pooled connection: send the
+		 * request once more on a new one */
+		f->reused = false;
+		bufferevent_free(c->up);
+		c->up = NULL;
+		c->dialed = false;
+		pool_of(px)->st.retried++;
+		inf_dial_new(c);
+		return;
+	}
 	if (f->head_sent && f->resp_kind == PX_BODY_CLOSE &&
 	    (what & BEV_EVENT_EOF)) {
 		up_readcb(bev, c);
@@ -1277,9 +1690,11 @@ inf_cli_readcb(struct bufferevent *bev, void *arg)
 		inf_read_body(c);
 		return;
 	}
-	/* one request per connection: extra bytes are ignored */
-	evbuffer_drain(bufferevent_get_input(bev),
-	    evbuffer_get_length(bufferevent_get_input(bev)));
+	/* the next request on a kept connection waits (bounded by the read
+	 * watermark); otherwise extra bytes are ignored */
+	if (!c->inf->client_keep)
+		evbuffer_drain(bufferevent_get_input(bev),
+		    evbuffer_get_length(bufferevent_get_input(bev)));
 }
 
 static void
@@ -1315,29 +1730,25 @@ px_proxy_set_inference(struct px_proxy *px,
 {
 	SSL_CTX *ctx;
 	const char *ca = hook->ca_file;
+	char why[256];
 
 	if (hook->route == NULL)
 		return axg_seterr(err, errlen, "inference: no route callback");
-	ctx = SSL_CTX_new(TLS_client_method());
-	if (ctx == NULL)
-		return axg_seterr(err, errlen, "inference: SSL_CTX_new failed");
-	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
 	if (ca == NULL || ca[0] == '\0')
 		ca = getenv(X509_get_default_cert_file_env());
 	if (ca == NULL || ca[0] == '\0')
 		ca = X509_get_default_cert_file();
 	/* a file, read now: the proxy may lose file access later */
-	if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
-		if (hook->ca_file != NULL && hook->ca_file[0] != '\0') {
-			SSL_CTX_free(ctx);
-			return axg_seterr(err, errlen,
-			    "inference: cannot read the CA file %s", ca);
-		}
-		axg_warn("inference: cannot read the CA file %s: https "
-			 "backends will fail",
-		    ca);
-		ERR_clear_error();
+	ctx = new_client_ctx(ca, why, sizeof(why));
+	if (ctx == NULL) {
+		if (hook->ca_file != NULL && hook->ca_file[0] != '\0')
+			return axg_seterr(err, errlen, "inference: %s", why);
+		axg_warn("inference: %s: https backends without a route "
+			 "ca_file will fail",
+		    why);
+		ctx = new_client_ctx(NULL, why, sizeof(why));
+		if (ctx == NULL)
+			return axg_seterr(err, errlen, "inference: %s", why);
 	}
 	if (px->ssl_ctx != NULL)
 		SSL_CTX_free(px->ssl_ctx);
@@ -1355,6 +1766,8 @@ px_proxy_set_inference(struct px_proxy *px,
 void
 px_inf_proxy_free(struct px_proxy *px)
 {
+	pool_free(px->inf_pool);
+	px->inf_pool = NULL;
 	if (px->ssl_ctx != NULL)
 		SSL_CTX_free(px->ssl_ctx);
 	px->ssl_ctx = NULL;

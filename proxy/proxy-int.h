@@ -63,7 +63,8 @@ struct px_proxy {
 	bool listen_inference[PX_MAX_LISTENERS];
 	struct px_inference_hook inf;
 	bool has_inf;
-	void *ssl_ctx; /* SSL_CTX for https backends */
+	void *ssl_ctx;		      /* SSL_CTX for https backends */
+	struct px_inf_pool *inf_pool; /* inference.c: per-backend pools */
 };
 
 struct px_fwd; /* forward.c */

@@ -521,8 +521,20 @@ void px_proxy_stop_accepting(struct px_proxy *px);
  * verified) with only allowlisted headers and the route's key injected;
  * the response streams back as it arrives (SSE included) with an idle
  * timeout between reads.  Token usage is read from the response (or
- * estimated) and handed to the hook's finish().  Each request is answered
- * with `Connection: close`.
+ * estimated) and handed to the hook's finish().
+ *
+ * Keep-alive: a client connection stays open for the next request when the
+ * client asks for it (HTTP/1.1 without `Connection: close`) and the answer
+ * was framed (Content-Length or chunked).  Backend connections are kept in
+ * a pool per backend (scheme, host, port and CA file) and per proxy (so per
+ * worker thread), at most the route's pool_max_idle idle ones for at most
+ * pool_idle_ms each.  A connection goes back to the pool only after its
+ * response was read completely and framed by Content-Length or chunked
+ * encoding with nothing after it, and never after an error, a response
+ * with `Connection: close` or an HTTP/1.0 one.  An idle connection that
+ * sends anything or closes is dropped.  A request on a reused connection
+ * that closes before any response byte is sent once more on a new one.
+ * TLS sessions are cached per backend and resumed by new connections.
  */
 #define PX_INF_HOST	"inference.local"
 #define PX_INF_MAX_BODY (8u << 20)
@@ -563,7 +575,16 @@ struct px_inf_route {
 	char error[48];
 	int status;
 	unsigned retry_after;
-	void *call; /* the hook's per-call state, given to finish() */
+	void *call;	    /* the hook's per-call state, given to finish() */
+	char ca_file[1024]; /* PEM CA file for an https backend; "": the
+			       proxy's default bundle (see ca_file below) */
+	unsigned pool_max_idle; /* idle connections kept for this backend;
+				   0: none (Connection: close) */
+	unsigned pool_idle_ms;	/* how long an idle one is kept */
+	char *body;		/* NULL, or a replacement body (e.g. with a
+				   credential redacted), malloc'd by the hook,
+				   freed by the proxy */
+	size_t body_len;
 };
 
 /* How the call ended. */
@@ -602,6 +623,25 @@ struct px_inference_hook {
  * 503.  Returns 0 or -1 with err set. */
 int px_proxy_set_inference(struct px_proxy *px,
     const struct px_inference_hook *hook, char *err, size_t errlen);
+
+/* Read the PEM CA file path now and keep a TLS context for the routes that
+ * name it (for a process that loses file access later).  Routes naming a
+ * file not loaded this way have it read at their first call.  Returns 0 or
+ * -1 with err naming the file. */
+int px_proxy_inference_load_ca(struct px_proxy *px, const char *path, char *err,
+    size_t errlen);
+
+/* Idle backend connections kept in the pool and TLS sessions resumed
+ * (for tests and metrics). */
+struct px_inf_pool_stats {
+	uint64_t dials;	  /* new backend connections */
+	uint64_t reused;  /* requests sent on a pooled connection */
+	uint64_t retried; /* requests resent after a stale pooled one */
+	uint64_t resumed; /* TLS handshakes that resumed a session */
+	unsigned idle;	  /* idle connections now */
+};
+void px_proxy_inference_pool_stats(const struct px_proxy *px,
+    struct px_inf_pool_stats *out);
 
 /* Take over a listening socket whose origin-form requests with
  * `Host: inference.local` are inference requests (and nothing else is

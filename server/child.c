@@ -154,6 +154,9 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 		snprintf(msg, sizeof(msg), "proxy: %s", err);
 		goto fail;
 	}
+	/* the routes' key files (held in locked memory) and CA files too:
+	 * a route whose file cannot be read fails its calls by name */
+	(void)srv_inference_preload(inf, o->gate, px);
 	{
 		struct sbx_self self = { .user = o->user, .no_exec = true };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <netinet/in.h>
+#include <sys/mman.h>
 
 #include <jansson.h>
 
@@ -20,6 +21,12 @@
 #define HOUR_MS	    (3600ULL * 1000)
 #define KEY_MAX	    8192
 #define MAX_CHARGES 100000 /* per job and hour, older ones merge */
+/* keep-alive pool per backend, unless the policy's inference.keepalive
+ * says otherwise: below the 5 s idle timeout of common servers (Node,
+ * uvicorn), so the proxy is normally the side that closes */
+#define POOL_MAX_IDLE 8
+#define POOL_IDLE_MS  4000
+#define MAX_PRELOAD   64
 
 /* ---- budgets ---- */
 
@@ -169,10 +176,19 @@ budget_settle(struct srv_budget *b, const char *id, int64_t reserved,
 
 /* ---- the hook ---- */
 
+/* A key file read before the process lost file access. */
+struct held_key {
+	char *path;
+	char *val; /* NULL: the file could not be read */
+	size_t len, cap;
+};
+
 struct srv_inference {
 	struct srv_gatekeeper *k;
 	struct srv_budget *b;
 	struct srv_scan *scan;
+	struct held_key held[MAX_PRELOAD];
+	size_t nheld;
 };
 
 /* One call in flight. */
@@ -203,6 +219,18 @@ srv_inference_new(struct srv_gatekeeper *k, struct srv_budget *b,
 void
 srv_inference_free(struct srv_inference *s)
 {
+	if (s == NULL)
+		return;
+	for (size_t i = 0; i < s->nheld; i++) {
+		struct held_key *h = &s->held[i];
+
+		if (h->val != NULL) {
+			explicit_bzero(h->val, h->cap);
+			(void)munlock(h->val, h->cap);
+			free(h->val);
+		}
+		free(h->path);
+	}
 	free(s);
 }
 
@@ -298,7 +326,8 @@ static void AXG_PRINTF(4, 5) refuse(struct px_inf_route *out, int status,
 
 /* The route's key, or NULL (none configured, or an error: *failed). */
 static char *
-read_key(const struct axv *route, struct px_inf_route *out, bool *failed)
+read_key(struct srv_inference *s, const struct axv *route,
+    struct px_inf_route *out, bool *failed)
 {
 	const char *env = ostr(route, "api_key_env");
 	const char *file = ostr(route, "api_key_file");
@@ -320,6 +349,14 @@ read_key(const struct axv *route, struct px_inf_route *out, bool *failed)
 	}
 	if (file == NULL)
 		return NULL;
+	for (size_t i = 0; i < s->nheld; i++)
+		if (strcmp(s->held[i].path, file) == 0) {
+			if (s->held[i].val == NULL)
+				break;
+			key = axg_malloc(s->held[i].len + 1);
+			memcpy(key, s->held[i].val, s->held[i].len + 1);
+			return key;
+		}
 	key = axg_read_file(file, KEY_MAX, &len, err, sizeof(err));
 	if (key == NULL) {
 		refuse(out, 502, "missing_credential",
@@ -334,7 +371,39 @@ read_key(const struct axv *route, struct px_inf_route *out, bool *failed)
 	return key;
 }
 
-/* Scan the prompt; -1 (out filled) when a credential blocks it. */
+/* The prompt with every finding replaced by [REDACTED:rule] in out->body,
+ * if it is still a JSON object with the same model; -1 otherwise (the
+ * prompt is then blocked: fail closed). */
+static int
+redact_prompt(const struct px_inf_request *req, const struct leak_findings *fs,
+    struct px_inf_route *out)
+{
+	size_t len = 0;
+	char *b = leak_redact(req->body, req->body_len, fs, &len);
+	json_t *doc, *m;
+	bool ok;
+
+	if (b == NULL)
+		return -1;
+	doc = json_loadb(b, len, JSON_REJECT_DUPLICATES, NULL);
+	m = json_object_get(doc, "model");
+	ok = json_is_object(doc) &&
+	    (req->model[0] == '\0' ||
+		(json_is_string(m) &&
+		    strcmp(json_string_value(m), req->model) == 0));
+	json_decref(doc);
+	if (!ok) {
+		explicit_bzero(b, len);
+		free(b);
+		return -1;
+	}
+	out->body = b;
+	out->body_len = len;
+	return 0;
+}
+
+/* Scan the prompt; -1 (out filled) when a credential blocks it.  In
+ * redact mode the prompt goes on with the credentials replaced. */
 static int
 scan_prompt(struct srv_inference *s, const struct px_inf_request *req,
     const char *key, struct px_inf_route *out)
@@ -374,6 +443,11 @@ scan_prompt(struct srv_inference *s, const struct px_inf_request *req,
 		r.preview = fs.v[0].preview;
 		r.action = mode == LEAK_MODE_LOG ? LEAK_ACTION_LOGGED
 						 : LEAK_ACTION_BLOCKED;
+		if (mode == LEAK_MODE_REDACT &&
+		    redact_prompt(req, &fs, out) == 0) {
+			r.action = LEAK_ACTION_REDACTED;
+			mode = LEAK_MODE_LOG; /* forwarded, redacted */
+		}
 		srv_scan_report(s->scan, &r);
 		if (mode != LEAK_MODE_LOG) {
 			out->status = 403;
@@ -445,7 +519,7 @@ route_cb(void *arg, void *snap, const struct px_inf_request *req,
 		    sizeof(out->error));
 		return -1;
 	}
-	key = read_key(route, out, &failed);
+	key = read_key(s, route, out, &failed);
 	if (failed)
 		return -1;
 	if (scan_prompt(s, req, key, out) != 0)
@@ -483,6 +557,17 @@ route_cb(void *arg, void *snap, const struct px_inf_request *req,
 	axg_strlcpy(out->provider, call->provider, sizeof(out->provider));
 	backend_url(ostr(route, "endpoint"), req->path, out->url,
 	    sizeof(out->url));
+	if (ostr(route, "ca_file") != NULL)
+		axg_strlcpy(out->ca_file, ostr(route, "ca_file"),
+		    sizeof(out->ca_file));
+	{
+		const struct axv *ka = oobj(inf, "keepalive");
+		int64_t mi = oint(ka, "max_idle"),
+			ms = oint(ka, "idle_timeout_ms");
+
+		out->pool_max_idle = mi >= 0 ? (unsigned)mi : POOL_MAX_IDLE;
+		out->pool_idle_ms = ms >= 0 ? (unsigned)ms : POOL_IDLE_MS;
+	}
 	out->key = key;
 	out->call = call;
 	return 0;
@@ -579,6 +664,73 @@ models_cb(void *arg, void *snap)
 	out = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
 	json_decref(doc);
 	return out;
+}
+
+/* Read path into a held key (locked in memory, trimmed like read_key). */
+static int
+hold_key(struct srv_inference *s, const char *path)
+{
+	struct held_key *h;
+	char err[256];
+	char *v;
+	size_t len;
+
+	for (size_t i = 0; i < s->nheld; i++)
+		if (strcmp(s->held[i].path, path) == 0)
+			return s->held[i].val != NULL ? 0 : -1;
+	if (s->nheld >= MAX_PRELOAD) {
+		axg_warn("inference: more than %d key files: %s is read when "
+			 "needed",
+		    MAX_PRELOAD, path);
+		return -1;
+	}
+	h = &s->held[s->nheld++];
+	h->path = axg_strdup(path);
+	v = axg_read_file(path, KEY_MAX, &len, err, sizeof(err));
+	if (v == NULL) {
+		/* the message names the file only */
+		axg_warn("inference: the key file %s cannot be read", path);
+		return -1;
+	}
+	while (len > 0 &&
+	    (v[len - 1] == '\n' || v[len - 1] == '\r' || v[len - 1] == ' '))
+		v[--len] = '\0';
+	h->cap = len + 1;
+	h->val = axg_malloc(h->cap);
+	(void)mlock(h->val, h->cap);
+	(void)madvise(h->val, h->cap, MADV_DONTDUMP);
+	memcpy(h->val, v, h->cap);
+	h->len = len;
+	explicit_bzero(v, len);
+	free(v);
+	return 0;
+}
+
+int
+srv_inference_preload(struct srv_inference *s, struct gate *g,
+    struct px_proxy *px)
+{
+	const struct axv *inf = oobj(gate_document(g), "inference");
+	const struct axv *routes = oobj(inf, "routes");
+	size_t i, n = routes != NULL ? axv_array_len(routes) : 0;
+	char err[256];
+	int failed = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct axv *rt = axv_array_get(routes, i);
+		const char *file = ostr(rt, "api_key_file");
+		const char *ca = ostr(rt, "ca_file");
+
+		if (file != NULL && hold_key(s, file) < 0)
+			failed++;
+		if (ca != NULL && px != NULL &&
+		    px_proxy_inference_load_ca(px, ca, err, sizeof(err)) < 0) {
+			axg_warn("inference: route %s: %s", ostr(rt, "name"),
+			    err);
+			failed++;
+		}
+	}
+	return failed;
 }
 
 void

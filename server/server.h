@@ -102,6 +102,15 @@ struct srv_inference *srv_inference_new(struct srv_gatekeeper *k,
     struct srv_budget *b, struct srv_scan *scan);
 void srv_inference_free(struct srv_inference *s);
 void srv_inference_hook(struct srv_inference *s, struct px_inference_hook *out);
+/* For a process about to lose file access (the proxy child of `axgate
+ * run`): read every route's api_key_file now into memory kept out of swap
+ * and core dumps (wiped on free), and have px load every route's ca_file.
+ * Later calls use the key read here; a route whose file could not be read
+ * fails its calls naming the file.  Keys of files not preloaded are read
+ * at each call ("when needed").  Returns the number of files that could
+ * not be read (each logged by name, never by content). */
+int srv_inference_preload(struct srv_inference *s, struct gate *g,
+    struct px_proxy *px);
 
 /* ---- the proxy child of `axgate run` (child.c) ---- */
 

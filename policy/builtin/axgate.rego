@@ -183,6 +183,9 @@ inference := decision(false, "mode:block", "network mode is block: no network ac
 } else := decision(false, "", sprintf("no inference route named %s", [input.route])) if {
 	count(route_named) == 0
 } else := decision(false, input.route, sprintf("route %s serves model %s, not %s", [input.route, r.model, input.model])) if {
+	# the default route also takes models no route names: they go to its
+	# provider with the client's model
+	input.route != object.get(policy, ["inference", "default_provider"], "")
 	some r in route_named
 	r.model
 	input.model != ""

@@ -10,7 +10,9 @@
  * same run.
  *
  *  1. Non-streamed call: p50/p99 latency through inference.local against
- *     direct; the added p50.
+ *     direct, with one kept client connection (the proxy's backend
+ *     connection pooled, the direct client's kept) and with a new client
+ *     connection per call; the added p50.
  *  2. Streamed call: events per second through the proxy against direct.
  */
 #include "config.h"
@@ -49,6 +51,8 @@ static const char event[] =
 
 /* ---- the backend (child process) ---- */
 
+static void be_event(struct bufferevent *bev, short what, void *arg);
+
 static void
 be_written(struct bufferevent *bev, void *arg)
 {
@@ -62,38 +66,51 @@ be_read(struct bufferevent *bev, void *arg)
 {
 	struct evbuffer *in = bufferevent_get_input(bev);
 	struct evbuffer *out = bufferevent_get_output(bev);
-	struct evbuffer_ptr end;
-	size_t len = evbuffer_get_length(in);
-	const char *p, *cl;
-	unsigned long need = 0;
+	bool closing = false;
 
 	(void)arg;
-	end = evbuffer_search(in, "\r\n\r\n", 4, NULL);
-	if (end.pos < 0)
-		return;
-	p = (const char *)evbuffer_pullup(in, -1);
-	cl = strstr(p, "Content-Length: ");
-	if (cl != NULL && cl < p + end.pos)
-		need = strtoul(cl + 16, NULL, 10);
-	if (len < (size_t)end.pos + 4 + need)
-		return;
-	if (memmem(p + end.pos, len - (size_t)end.pos, "\"stream\":true", 13) !=
-	    NULL) {
-		evbuffer_add_printf(out,
-		    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-		    "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
-		for (int i = 0; i < STREAM_EVENTS; i++)
-			evbuffer_add_printf(out, "%zx\r\n%s\r\n",
-			    sizeof(event) - 1, event);
-		evbuffer_add_printf(out, "0\r\n\r\n");
-	} else {
-		evbuffer_add_printf(out,
-		    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-		    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-		    sizeof(answer) - 1, answer);
+	for (;;) {
+		struct evbuffer_ptr end;
+		size_t len = evbuffer_get_length(in), hl;
+		const char *p, *cl;
+		unsigned long need = 0;
+
+		end = evbuffer_search(in, "\r\n\r\n", 4, NULL);
+		if (end.pos < 0)
+			break;
+		hl = (size_t)end.pos + 4;
+		p = (const char *)evbuffer_pullup(in, -1);
+		cl = strstr(p, "Content-Length: ");
+		if (cl != NULL && cl < p + end.pos)
+			need = strtoul(cl + 16, NULL, 10);
+		if (len < hl + need)
+			break;
+		closing = memmem(p, hl, "Connection: close", 17) != NULL;
+		if (memmem(p + hl, need, "\"stream\":true", 13) != NULL) {
+			evbuffer_add_printf(out,
+			    "HTTP/1.1 200 OK\r\nContent-Type: "
+			    "text/event-stream\r\n"
+			    "Transfer-Encoding: chunked\r\n%s\r\n",
+			    closing ? "Connection: close\r\n" : "");
+			for (int i = 0; i < STREAM_EVENTS; i++)
+				evbuffer_add_printf(out, "%zx\r\n%s\r\n",
+				    sizeof(event) - 1, event);
+			evbuffer_add_printf(out, "0\r\n\r\n");
+		} else {
+			evbuffer_add_printf(out,
+			    "HTTP/1.1 200 OK\r\nContent-Type: application/json"
+			    "\r\nContent-Length: %zu\r\n%s\r\n%s",
+			    sizeof(answer) - 1,
+			    closing ? "Connection: close\r\n" : "", answer);
+		}
+		evbuffer_drain(in, hl + need);
+		if (closing)
+			break;
 	}
-	evbuffer_drain(in, len);
-	bufferevent_setcb(bev, NULL, be_written, NULL, NULL);
+	if (closing) {
+		evbuffer_drain(in, evbuffer_get_length(in));
+		bufferevent_setcb(bev, NULL, be_written, be_event, NULL);
+	}
 }
 
 static void
@@ -161,6 +178,7 @@ start_backend(int *port)
 /* ---- the proxy (a thread) ---- */
 
 static int be_port;
+static bool bench_pool = true; /* false: a new backend connection per call */
 
 static int
 route(void *arg, void *snap, const struct px_inf_request *req,
@@ -173,6 +191,8 @@ route(void *arg, void *snap, const struct px_inf_request *req,
 	snprintf(out->url, sizeof(out->url), "http://127.0.0.1:%d%s", be_port,
 	    req->path);
 	out->key = axg_strdup("sk-bench-0123456789");
+	out->pool_max_idle = bench_pool ? 8 : 0;
+	out->pool_idle_ms = 30000;
 	return 0;
 }
 
@@ -208,9 +228,11 @@ dial(int port)
 	return fd;
 }
 
-/* One request; the answer's size (read until the server closes). */
+/* One request; the answer's size.  keep: on *fdp (dialled if -1), the
+ * answer read by its Content-Length; else on a new connection with
+ * `Connection: close`, read until the server closes. */
 static size_t
-call(int port, bool via_proxy, bool stream)
+call(int port, int *fdp, bool via_proxy, bool stream, bool keep)
 {
 	char req[1024], buf[65536];
 	const char *body = stream ? "{\"model\":\"m\",\"stream\":true,"
@@ -218,20 +240,47 @@ call(int port, bool via_proxy, bool stream)
 				    "\"content\":\"hi\"}]}"
 				  : "{\"model\":\"m\",\"messages\":[{\"role\":"
 				    "\"user\",\"content\":\"hi\"}]}";
-	int fd = dial(port), n;
-	size_t got = 0;
+	int fd, n;
+	size_t got = 0, want = 0;
 	ssize_t r;
 
+	if (keep && *fdp < 0)
+		*fdp = dial(port);
+	fd = keep ? *fdp : dial(port);
 	n = snprintf(req, sizeof(req),
 	    "POST %s/v1/chat/completions HTTP/1.1\r\nHost: %s\r\n"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+	    "Content-Type: application/json\r\nContent-Length: %zu\r\n%s\r\n"
+	    "%s",
 	    via_proxy ? "http://inference.local" : "",
-	    via_proxy ? "inference.local" : "127.0.0.1", strlen(body), body);
+	    via_proxy ? "inference.local" : "127.0.0.1", strlen(body),
+	    keep ? "" : "Connection: close\r\n", body);
 	if (write(fd, req, (size_t)n) != n)
 		axg_fatal(1, "write: %s", strerror(errno));
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
+	while ((r = read(fd, buf + (keep ? got : 0),
+		    keep ? sizeof(buf) - 1 - got : sizeof(buf))) > 0) {
 		got += (size_t)r;
-	close(fd);
+		if (keep) {
+			char *e, *cl;
+
+			buf[got] = '\0';
+			e = strstr(buf, "\r\n\r\n");
+			if (e == NULL)
+				continue;
+			if (want == 0) {
+				cl = strstr(buf, "Content-Length: ");
+				if (cl == NULL || cl > e)
+					axg_fatal(1, "no Content-Length");
+				want = (size_t)(e + 4 - buf) +
+				    strtoul(cl + 16, NULL, 10);
+			}
+			if (got >= want)
+				break;
+		}
+	}
+	if (!keep)
+		close(fd);
+	else if (r <= 0)
+		axg_fatal(1, "the kept connection closed");
 	return got;
 }
 
@@ -244,22 +293,46 @@ cmp_u64(const void *a, const void *b)
 }
 
 static void
-latency(int port, bool via_proxy, uint64_t *p50, uint64_t *p99)
+latency(int port, bool via_proxy, bool keep, uint64_t *p50, uint64_t *p99)
 {
 	static uint64_t t[CALLS];
+	int fd = -1;
 
 	for (int i = 0; i < 50; i++)
-		(void)call(port, via_proxy, false);
+		(void)call(port, &fd, via_proxy, false, keep);
 	for (int i = 0; i < CALLS; i++) {
 		uint64_t t0 = axg_monotonic_ns();
 
-		if (call(port, via_proxy, false) < sizeof(answer) - 1)
+		if (call(port, &fd, via_proxy, false, keep) <
+		    sizeof(answer) - 1)
 			axg_fatal(1, "short answer");
 		t[i] = axg_monotonic_ns() - t0;
 	}
+	if (fd >= 0)
+		close(fd);
 	qsort(t, CALLS, sizeof(t[0]), cmp_u64);
 	*p50 = t[CALLS / 2];
 	*p99 = t[CALLS * 99 / 100];
+}
+
+static void
+report(const char *what, int be, int pxp)
+{
+	uint64_t d50, d99, p50, p99;
+	bool keep = strcmp(what, "kept") == 0;
+
+	latency(be, false, keep, &d50, &d99);
+	latency(pxp, true, keep, &p50, &p99);
+	printf("inference: non-streamed call, %d calls (%s)\n", CALLS,
+	    keep ? "one kept client connection, pooled backend"
+		: strcmp(what, "new") == 0
+		? "a new client connection each, pooled backend"
+		: "a new client connection each, no backend pool");
+	printf("  direct          p50 %7.1f us  p99 %7.1f us\n", d50 / 1e3,
+	    d99 / 1e3);
+	printf("  inference.local p50 %7.1f us  p99 %7.1f us  (x%.2f)\n",
+	    p50 / 1e3, p99 / 1e3, (double)p50 / (double)d50);
+	printf("  added at p50: %.1f us\n", ((double)p50 - (double)d50) / 1e3);
 }
 
 static double
@@ -268,7 +341,7 @@ events_per_s(int port, bool via_proxy)
 	uint64_t t0 = axg_monotonic_ns(), dt;
 
 	for (int i = 0; i < STREAMS; i++)
-		if (call(port, via_proxy, true) <
+		if (call(port, NULL, via_proxy, true, false) <
 		    (size_t)STREAM_EVENTS * (sizeof(event) - 1))
 			axg_fatal(1, "short stream");
 	dt = axg_monotonic_ns() - t0;
@@ -288,7 +361,6 @@ main(void)
 	pthread_t th;
 	pid_t be;
 	char err[256];
-	uint64_t d50, d99, p50, p99;
 	double ed, ep;
 	int px_port;
 
@@ -315,16 +387,21 @@ main(void)
 	px_port = ntohs(sin->sin_port);
 	pthread_create(&th, NULL, proxy_main, base);
 
-	latency(be_port, false, &d50, &d99);
-	latency(px_port, true, &p50, &p99);
-	printf("inference: non-streamed call, %d calls (a new connection "
-	       "each)\n",
-	    CALLS);
-	printf("  direct          p50 %7.1f us  p99 %7.1f us\n", d50 / 1e3,
-	    d99 / 1e3);
-	printf("  inference.local p50 %7.1f us  p99 %7.1f us  (x%.2f)\n",
-	    p50 / 1e3, p99 / 1e3, (double)p50 / (double)d50);
-	printf("  added at p50: %.1f us\n", ((double)p50 - (double)d50) / 1e3);
+	report("kept", be_port, px_port);
+	report("new", be_port, px_port);
+	/* no pool and a new client connection per call, as before pooling */
+	bench_pool = false;
+	report("new, no pool", be_port, px_port);
+	bench_pool = true;
+	{
+		struct px_inf_pool_stats ps;
+
+		px_proxy_inference_pool_stats(px, &ps);
+		printf("  backend connections: %llu dialled, %llu calls on a "
+		       "pooled one\n",
+		    (unsigned long long)ps.dials,
+		    (unsigned long long)ps.reused);
+	}
 	ed = events_per_s(be_port, false);
 	ep = events_per_s(px_port, true);
 	printf("inference: streamed, %d streams of %d SSE events\n", STREAMS,

@@ -5,7 +5,10 @@ path and headers go to the log as one JSON line.
 
 The model chooses the behaviour: "stall" sends one event and then nothing,
 "die" sends one event and drops the connection, "nousage" answers without
-usage, "split" sends its usage line in two pieces.  Usage: inference-backend.py PORTFILE LOG [CERT KEY]
+usage, "split" sends its usage line in two pieces, "close" answers with
+`Connection: close`, "broken" answers with a Content-Length longer than
+its body and closes.  Each log line names the connection ("conn": the
+client's port), so tests can count connections.  Usage: inference-backend.py PORTFILE LOG [CERT KEY]
 """
 import json
 import socket
@@ -30,18 +33,26 @@ class H(BaseHTTPRequestHandler):
     def record(self, body):
         with lock, open(LOG, "a") as f:
             f.write(json.dumps({"method": self.command, "path": self.path,
+                                "conn": self.client_address[1],
                                 "headers": {k.lower(): v for k, v in
                                             self.headers.items()},
                                 "body": body.decode("utf-8", "replace")})
                     + "\n")
 
-    def send_json(self, code, obj):
+    def send_json(self, code, obj, close=False, extra=0):
         b = json.dumps(obj).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(b)))
+        self.send_header("Content-Length", str(len(b) + extra))
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.end_headers()
         self.wfile.write(b)
+        if extra:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
 
     def chunk(self, s):
         b = s.encode()
@@ -80,7 +91,8 @@ class H(BaseHTTPRequestHandler):
                                  "total_tokens": 18}}
             if model == "nousage":
                 out.pop("usage", None)
-            self.send_json(200, out)
+            self.send_json(200, out, close=(model == "close"),
+                           extra=(10 if model == "broken" else 0))
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")

@@ -13,11 +13,15 @@ pids=
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	rm -rf "$tmp"
+	rm -rf "$tmp" "$keys"
 }
 trap cleanup EXIT
 [ -z "${AXG_KEEP_TMP:-}" ] || trap - EXIT
 chmod 755 "$tmp"
+# a key file only root can read, outside the job's workspace
+keys=$(mktemp -d) || exit 1
+chmod 700 "$keys"
+printf 'sk-host-file-key-0123\n' > "$keys/openai" && chmod 600 "$keys/openai" || exit 1
 
 python3 -u "$top_srcdir/tests/integration/inference-backend.py" "$tmp/port" \
     "$tmp/seen.jsonl" > "$tmp/be.log" 2>&1 &
@@ -37,6 +41,8 @@ inference:
   routes:
     - {name: gpt, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: gpt-test, api_key_env: AXG_TEST_OPENAI_KEY}
     - {name: claude, provider: anthropic, endpoint: "http://127.0.0.1:$port", model: claude-test, api_key_env: AXG_TEST_ANTHROPIC_KEY}
+    - {name: filekey, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: file-test, api_key_file: "$keys/openai"}
+    - {name: nofile, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: nofile-test, api_key_file: "$keys/missing"}
 EOP
 
 cat > "$tmp/job.sh" <<'EOJ'
@@ -51,7 +57,17 @@ curl -sS -N -m 10 -H 'Content-Type: application/json' -H 'anthropic-version: 202
     -d '{"model":"claude-test","max_tokens":20,"stream":true,"messages":[{"role":"user","content":"hi"}]}' \
     http://inference.local/v1/messages | grep -c '^event: '
 echo "other: $(curl -s -m 5 -o /dev/null -w '%{http_code}' -H 'Host: example.com' http://inference.local/)"
+echo "keyfile: $(cat "$KEYDIR/openai" 2>&1 | grep -c sk-host-file)"
+curl -sS -m 10 -H 'Content-Type: application/json' \
+    -d '{"model":"file-test","messages":[{"role":"user","content":"hi"}]}' \
+    http://inference.local/v1/chat/completions
+echo
+curl -sS -m 10 -w ' status=%{http_code}' -H 'Content-Type: application/json' \
+    -d '{"model":"nofile-test","messages":[{"role":"user","content":"hi"}]}' \
+    http://inference.local/v1/chat/completions
+echo
 EOJ
+sed -i "s|[$]KEYDIR|$keys|" "$tmp/job.sh"
 chmod 644 "$tmp/job.sh"
 
 out=$(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
@@ -68,8 +84,14 @@ seen=$(cat "$tmp/seen.jsonl")
 like "$seen" '"authorization": "Bearer sk-host-held-openai"' "the backend saw the host-held key"
 like "$seen" '"x-api-key": "sk-host-held-anthropic"' "and the Anthropic one"
 ok $(echo "$seen" | grep -q sk-job-own; [ $? -ne 0 ]; echo $?) "the job's own Authorization never got through"
-is "$(grep -c '"class_uid":6003' "$tmp/a.jsonl")" 2 "one API Activity event per call"
-ok $(grep -q 'sk-host-held' "$tmp/a.jsonl"; [ $? -ne 0 ]; echo $?) "no key in the audit"
+like "$out" "keyfile: 0" "the job cannot read the key file"
+like "$(grep file-test "$tmp/seen.jsonl")" '"authorization": "Bearer sk-host-file-key-0123"' \
+    "the confined proxy injected the key from the root-only file"
+like "$out" "key file $keys/missing cannot be read" "a missing key file is named in the error"
+like "$out" "status=502" "and the call fails with 502"
+ok $(echo "$out" | grep -q 'sk-host-file-key'; [ $? -ne 0 ]; echo $?) "the job never saw the file's key"
+is "$(grep -c '"class_uid":6003' "$tmp/a.jsonl")" 3 "one API Activity event per routed call"
+ok $(grep -q 'sk-host-held\|sk-host-file' "$tmp/a.jsonl"; [ $? -ne 0 ]; echo $?) "no key in the audit"
 v="${AXG_SHARED_DIR:-}/ocsf/ocsf-validate"
 if [ -x "$v" ]; then
 	grep '"class_uid":\(4002\|6003\)' "$tmp/a.jsonl" > "$tmp/ev.jsonl"

@@ -34,7 +34,9 @@ static const char yaml[] =
     "  default_provider: local\n"
     "  routes:\n"
     "    - {name: local, provider: openai, endpoint: "
-    "\"http://127.0.0.1:8080\", model: llama-3-8b}\n";
+    "\"http://127.0.0.1:8080\", model: llama-3-8b}\n"
+    "    - {name: other, provider: openai, endpoint: "
+    "\"http://127.0.0.1:8081\", model: qwen-3}\n";
 
 static struct gate *
 load(const char *name, const char *text)
@@ -186,7 +188,13 @@ test_builtin(void)
 		in = gate_input(&r);
 		gate_decide(g, GATE_INFERENCE, in, &d);
 		axv_unref(in);
-		ok(!d.allow, "inference: another model on that route");
+		ok(d.allow, "inference: the default route takes another model");
+		r.route = "other";
+		in = gate_input(&r);
+		gate_decide(g, GATE_INFERENCE, in, &d);
+		axv_unref(in);
+		ok(!d.allow,
+		    "inference: another model on a route that names one");
 		r.route = "nope";
 		in = gate_input(&r);
 		gate_decide(g, GATE_INFERENCE, in, &d);
