@@ -1725,7 +1725,7 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
  * An element whose key cannot be computed without an error, or whose
  * key is not a string where the condition needs one, is kept for every
  * probe, so an error the scan would raise is still raised. */
-enum { JF_EQ, JF_PREFIX, JF_SUFFIX, JF_FUNC };
+enum { JF_EQ, JF_PREFIX, JF_SUFFIX, JF_FUNC, JF_CIDR };
 
 /* A static term, resolved once: a constant, the element parameter, an
  * array of static terms or a builtin call on them. */
@@ -2138,6 +2138,14 @@ jplan_filter(struct cc *cc, struct ast_expr *f, const char *x, struct jplan *jp)
 				return false;
 			jp->probe = a;
 			return probe_ok(cc, a);
+		} else if (bi != NULL &&
+		    strcmp(bi->name, "net.cidr_contains") == 0) {
+			/* net.cidr_contains(x.f, T): x.f contains the probe */
+			jp->form = JF_CIDR;
+			if ((jp->path = elem_path(a, x)) == NULL)
+				return false;
+			jp->probe = b;
+			return probe_ok(cc, b);
 		} else {
 			return false;
 		}
@@ -2231,6 +2239,9 @@ jidx_build(struct cc *cc, struct axv *coll, struct jplan *jp)
 			break;
 		case JF_SUFFIX:
 			jidx_add(jb, (uint32_t)j, JK_SUFFIX, v);
+			break;
+		case JF_CIDR:
+			jidx_add(jb, (uint32_t)j, JK_CIDR, v);
 			break;
 		default:
 			fn_index_elem(jp, (uint32_t)j, v, jb);

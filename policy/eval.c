@@ -2,6 +2,7 @@
  * function evaluation with per-evaluation caches, with-modifiers. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1362,24 +1363,102 @@ axp_eval(const struct axp_query *q, struct axv *input,
 	return axp_eval_exprs(q, input, opts, results, NULL, err);
 }
 
+/* The buffers of an evaluation (slots, trail, rule cache), kept per
+ * thread between evaluations so that a prepared query allocates nothing
+ * of its own machinery: the slots need no clearing (every frame clears
+ * its own), the cache is left all zero by the evaluation that used it. */
+struct evmem {
+	struct axv **slots;
+	size_t cap;
+	size_t *trail;
+	size_t captrail;
+	struct cent *cache;
+	size_t ncache;
+};
+
+static pthread_key_t evmem_key;
+static pthread_once_t evmem_once = PTHREAD_ONCE_INIT;
+static __thread struct evmem *evmem_tls;
+
+static void
+evmem_free(void *p)
+{
+	struct evmem *m = p;
+
+	if (m == NULL)
+		return;
+	free(m->slots);
+	free(m->trail);
+	free(m->cache);
+	free(m);
+}
+
+static void
+evmem_key_init(void)
+{
+	(void)pthread_key_create(&evmem_key, evmem_free);
+}
+
+/* The thread's buffers (taken: a nested evaluation gets fresh ones). */
+static struct evmem *
+evmem_take(void)
+{
+	struct evmem *m = evmem_tls;
+
+	if (m != NULL) {
+		evmem_tls = NULL;
+		return m;
+	}
+	return axg_calloc(1, sizeof(*m));
+}
+
+static void
+evmem_give(struct evmem *m)
+{
+	if (evmem_tls != NULL) {
+		evmem_free(m);
+		return;
+	}
+	if (pthread_once(&evmem_once, evmem_key_init) != 0 ||
+	    pthread_setspecific(evmem_key, m) != 0) {
+		evmem_free(m);
+		return;
+	}
+	evmem_tls = m;
+}
+
 int
 axp_eval_exprs(const struct axp_query *q, struct axv *input,
     const struct axp_eval_opts *opts, struct axv **results, struct axv **exprs,
     struct axp_error *err)
 {
 	struct ev ev;
-	size_t fp;
+	struct evmem *m = evmem_take();
+	size_t fp, need = 256, ngroups = q->pol->ngroups + 1;
+	uint32_t i;
 	int rc;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.pol = q->pol;
 	ev.q = q;
 	ev.input = input ? axv_ref(input) : NULL;
-	ev.cap = 256;
-	while (ev.cap < q->nslots + q->pol->max_slots + 64)
-		ev.cap *= 2;
-	ev.slots = axg_calloc(ev.cap, sizeof(*ev.slots));
-	ev.cache = axg_calloc(q->pol->ngroups + 1, sizeof(*ev.cache));
+	while (need < q->nslots + q->pol->max_slots + 64)
+		need *= 2;
+	if (m->cap < need) {
+		free(m->slots);
+		m->slots = axg_reallocarray(NULL, need, sizeof(*m->slots));
+		m->cap = need;
+	}
+	if (m->ncache < ngroups) {
+		free(m->cache);
+		m->cache = axg_calloc(ngroups, sizeof(*m->cache));
+		m->ncache = ngroups;
+	}
+	ev.slots = m->slots;
+	ev.cap = m->cap;
+	ev.trail = m->trail;
+	ev.captrail = m->captrail;
+	ev.cache = m->cache;
 	ev.max_steps = opts && opts->max_steps ? opts->max_steps : 10000000;
 	ev.strict = opts ? opts->strict : false;
 	ev.now_ns = opts && opts->now_ns ? opts->now_ns
@@ -1390,13 +1469,23 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	frame_push(&ev, q->nslots, &fp);
 	rc = run(&ev, q->body, 0);
 	undo(&ev, 0);
-	clear_cache(&ev, ev.cache);
+	/* leave the cache all zero for the next evaluation */
+	for (i = 0; i < q->pol->ngroups; i++) {
+		if (ev.cache[i].state != 0) {
+			axv_unref(ev.cache[i].v);
+			ev.cache[i].v = NULL;
+			ev.cache[i].state = 0;
+		}
+	}
 	while (ev.nov > 0)
 		axv_unref(ev.ov[--ev.nov].val);
 	free(ev.ov);
 	free(ev.wstack);
-	free(ev.trail);
-	free(ev.slots);
+	m->slots = ev.slots;
+	m->cap = ev.cap;
+	m->trail = ev.trail;
+	m->captrail = ev.captrail;
+	evmem_give(m);
 	axv_unref(ev.input);
 	if (rc < 0 || ev.failed) {
 		axv_unref(ev.results);

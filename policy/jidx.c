@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "policy/jidx.h"
 
 #define POLY 0x100000001b3ull
@@ -16,6 +18,8 @@ struct jentry {
 
 struct jidx_builder {
 	struct axv *coll;
+	struct jcidr *c;
+	size_t nc, capc;
 	struct jentry *e;
 	size_t n, cap;
 	uint32_t *always;
@@ -32,8 +36,26 @@ struct jslot {
 	uint32_t off, n;
 };
 
+/* A CIDR key: the masked network, its family (4 or 16 bytes) and
+ * prefix length. */
+struct jcidr {
+	uint8_t fam, len;
+	uint8_t a[16];
+	uint32_t pos;
+};
+
+/* The CIDR keys of one family and prefix length: cidr[off..off+n),
+ * sorted by address then position. */
+struct jcgroup {
+	uint8_t fam, len;
+	uint32_t off, n;
+};
+
 struct jidx {
 	const struct axv *coll;
+	struct jcidr *cidr;
+	struct jcgroup *cg;
+	uint32_t ncg;
 	struct jslot *tab;
 	uint32_t mask;
 	uint32_t *post;
@@ -120,9 +142,97 @@ jidx_builder_free(struct jidx_builder *b)
 	for (i = 0; i < b->n; i++)
 		axv_unref(b->e[i].key);
 	free(b->e);
+	free(b->c);
 	free(b->always);
 	axv_unref(b->coll);
 	free(b);
+}
+
+static void
+mask_bits(uint8_t *a, unsigned fam, unsigned len)
+{
+	unsigned i;
+
+	for (i = 0; i < fam; i++) {
+		int keep = (int)len - 8 * (int)i;
+		if (keep <= 0)
+			a[i] = 0;
+		else if (keep < 8)
+			a[i] &= (uint8_t)(0xff << (8 - keep));
+	}
+}
+
+/* Text s[0..n) as an IPv4 or IPv6 address: 4, 16, or 0 when it is not
+ * one, or is one that the IPv4/IPv6 mixing rules of net.cidr_contains
+ * could relate to the other family (IPv4-mapped or -compatible IPv6). */
+static unsigned
+parse_addr(const char *s, size_t n, uint8_t *a)
+{
+	char buf[64];
+	static const uint8_t zero[10];
+
+	if (n == 0 || n >= sizeof(buf) || memchr(s, '\0', n) != NULL)
+		return 0;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (memchr(buf, ':', n) == NULL)
+		return inet_pton(AF_INET, buf, a) == 1 ? 4 : 0;
+	if (inet_pton(AF_INET6, buf, a) != 1 || memcmp(a, zero, 10) == 0)
+		return 0;
+	return 16;
+}
+
+/* "ADDR/LEN" as a key; anything else may match every probe. */
+static void
+cidr_add(struct jidx_builder *b, uint32_t pos, const struct axv *key)
+{
+	const char *s = axv_str(key), *slash;
+	size_t n = axv_strlen(key), ml, i;
+	unsigned fam, len = 0;
+	struct jcidr c;
+
+	memset(&c, 0, sizeof(c));
+	slash = memchr(s, '/', n);
+	if (slash == NULL ||
+	    (fam = parse_addr(s, (size_t)(slash - s), c.a)) == 0)
+		goto always;
+	ml = n - (size_t)(slash - s) - 1;
+	if (ml == 0 || ml > 3)
+		goto always;
+	for (i = 0; i < ml; i++) {
+		if (slash[1 + i] < '0' || slash[1 + i] > '9')
+			goto always;
+		len = len * 10 + (unsigned)(slash[1 + i] - '0');
+	}
+	if (len > 8 * fam)
+		goto always;
+	mask_bits(c.a, fam, len);
+	c.fam = (uint8_t)fam;
+	c.len = (uint8_t)len;
+	c.pos = pos;
+	if (b->nc == b->capc) {
+		b->capc = b->capc ? b->capc * 2 : 64;
+		b->c = axg_reallocarray(b->c, b->capc, sizeof(*b->c));
+	}
+	b->c[b->nc++] = c;
+	return;
+always:
+	jidx_add_always(b, pos);
+}
+
+static int
+cmp_cidr(const void *x, const void *y)
+{
+	const struct jcidr *a = x, *b = y;
+	int r;
+
+	if (a->fam != b->fam)
+		return a->fam < b->fam ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	if ((r = memcmp(a->a, b->a, a->fam)) != 0)
+		return r;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
 void
@@ -131,6 +241,10 @@ jidx_add(struct jidx_builder *b, uint32_t pos, enum jidx_kind kind,
 {
 	if (kind != JK_EQ && axv_kind(key) != AXV_STRING) {
 		jidx_add_always(b, pos);
+		return;
+	}
+	if (kind == JK_CIDR) {
+		cidr_add(b, pos, key);
 		return;
 	}
 	if (b->n == b->cap) {
@@ -265,6 +379,24 @@ jidx_freeze(struct jidx_builder *b, struct ast_arena *a)
 	if (b->nalways > 0)
 		memcpy(x->always, b->always, b->nalways * sizeof(*x->always));
 	x->nalways = (uint32_t)b->nalways;
+	if (b->nc > 0) {
+		qsort(b->c, b->nc, sizeof(*b->c), cmp_cidr);
+		x->cidr = ast_alloc(a, b->nc * sizeof(*x->cidr));
+		memcpy(x->cidr, b->c, b->nc * sizeof(*x->cidr));
+		x->cg = ast_alloc(a, (33 + 129) * sizeof(*x->cg));
+		for (i = 0; i < b->nc; i++) {
+			struct jcgroup *g = x->ncg ? &x->cg[x->ncg - 1] : NULL;
+			if (g == NULL || g->fam != b->c[i].fam ||
+			    g->len != b->c[i].len) {
+				g = &x->cg[x->ncg++];
+				g->fam = b->c[i].fam;
+				g->len = b->c[i].len;
+				g->off = i;
+				g->n = 0;
+			}
+			g->n++;
+		}
+	}
 	free(hs);
 	free(where);
 	return x;
@@ -332,6 +464,42 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The CIDR keys that contain the address probe; -1 when the probe is not
+ * an address the table can answer for. */
+static int
+cidr_lookup(const struct jidx *x, const struct axv *probe, struct jidx_cands *c,
+    int *lists)
+{
+	uint8_t a[16], m[16];
+	unsigned fam;
+	uint32_t g;
+
+	if (axv_kind(probe) != AXV_STRING ||
+	    (fam = parse_addr(axv_str(probe), axv_strlen(probe), a)) == 0)
+		return -1;
+	for (g = 0; g < x->ncg; g++) {
+		const struct jcgroup *cg = &x->cg[g];
+		const struct jcidr *v = x->cidr + cg->off;
+		size_t lo = 0, hi = cg->n, k;
+		if (cg->fam != fam)
+			continue;
+		memcpy(m, a, fam);
+		mask_bits(m, fam, cg->len);
+		while (lo < hi) { /* the first key >= m */
+			size_t mid = lo + (hi - lo) / 2;
+			if (memcmp(v[mid].a, m, fam) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = lo; k < cg->n && memcmp(v[k].a, m, fam) == 0; k++) {
+			out_push(c, &v[k].pos, 1);
+			*lists += k == lo;
+		}
+	}
+	return 0;
+}
+
 int
 jidx_lookup(const struct jidx *x, const struct axv *probe, struct jidx_cands *c)
 {
@@ -341,6 +509,8 @@ jidx_lookup(const struct jidx *x, const struct axv *probe, struct jidx_cands *c)
 
 	c->n = 0;
 	if (x->need_string && axv_kind(probe) != AXV_STRING)
+		return -1;
+	if (x->ncg > 0 && cidr_lookup(x, probe, c, &lists) < 0)
 		return -1;
 	if (x->nalways > 0) {
 		out_push(c, x->always, x->nalways);

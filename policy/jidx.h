@@ -27,6 +27,8 @@ enum jidx_kind {
 	JK_EQ,	   /* probe == key (any value) */
 	JK_PREFIX, /* probe (a string) starts with key */
 	JK_SUFFIX, /* probe (a string) ends with key */
+	JK_CIDR,   /* net.cidr_contains(key, probe): key a CIDR string,
+		    * probe an IP address string */
 };
 
 struct jidx;

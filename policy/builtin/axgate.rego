@@ -43,9 +43,12 @@ suffixes := input.host_suffixes if {
 	not is_ip(input.host)
 }
 
+# The CIDR endpoints are scanned straight from the base document, so that
+# the engine answers the scan with its CIDR index instead of testing
+# every endpoint.
 host_entries contains e if {
 	is_ip(input.host)
-	some e in policy.index.cidr
+	some e in data.axgate.policy.index.cidr
 	net.cidr_contains(e.cidr, input.host)
 }
 
@@ -130,18 +133,18 @@ http := decision(true, "mode:allow", "network mode is allow: traffic is not gate
 # a public address is refused unless a CIDR endpoint names it.  Without
 # addr_class (a hand-written input) the ranges below are checked.
 
-special := [
-	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8",
-	"169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24",
-	"192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
-	"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-	"::/128", "::1/128", "::ffff:0:0/96", "64:ff9b::/96", "100::/64",
-	"2001:db8::/32", "fc00::/7", "fe80::/10", "ff00::/8",
-]
-
+# The special ranges are written out in the scan itself: a constant
+# collection, which the engine answers with its CIDR index.
 special_range contains c if {
 	not input.addr_class
-	some c in special
+	some c in [
+		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8",
+		"169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24",
+		"192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
+		"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+		"::/128", "::1/128", "::ffff:0:0/96", "64:ff9b::/96", "100::/64",
+		"2001:db8::/32", "fc00::/7", "fe80::/10", "ff00::/8",
+	]
 	net.cidr_contains(c, input.addr)
 }
 
@@ -153,7 +156,7 @@ special_why := sprintf("a %s address", [input.addr_class]) if {
 }
 
 named_by_cidr contains e.policy if {
-	some e in policy.index.cidr
+	some e in data.axgate.policy.index.cidr
 	net.cidr_contains(e.cidr, input.addr)
 	port_ok(e.ports, input.port)
 }

@@ -125,6 +125,77 @@ static const char rules_s[] = "{\"rules\": ["
 			      "{\"id\": 7, \"host\": \"*.b.example.org\"}"
 			      "]}";
 
+static const char cidr_idx[] =
+    "package t\n"
+    "m := [n.id | some n in data.nets; net.cidr_contains(n.cidr, "
+    "input.addr)]\n";
+static const char cidr_plain[] =
+    "package t\n"
+    "m := [n.id | some n in data.nets; n == n; net.cidr_contains(n.cidr, "
+    "input.addr)]\n";
+
+/* overlapping IPv4 and IPv6 networks, host bits set, forms the index
+ * leaves to the filter (mapped, bad, not a string) */
+static const char nets[] = "{\"nets\": ["
+			   "{\"id\": 0, \"cidr\": \"10.0.0.0/8\"},"
+			   "{\"id\": 1, \"cidr\": \"10.1.2.0/24\"},"
+			   "{\"id\": 2, \"cidr\": \"10.1.2.77/24\"},"
+			   "{\"id\": 3, \"cidr\": \"192.168.0.0/16\"},"
+			   "{\"id\": 4, \"cidr\": \"0.0.0.0/0\"},"
+			   "{\"id\": 5, \"cidr\": \"2001:db8::/32\"},"
+			   "{\"id\": 6, \"cidr\": \"2001:db8:1::/48\"},"
+			   "{\"id\": 7, \"cidr\": \"::ffff:10.0.0.0/104\"},"
+			   "{\"id\": 8, \"cidr\": \"10.1.2.3/32\"},"
+			   "{\"id\": 9, \"cidr\": \"172.16.0.0/12\"},"
+			   "{\"id\": 10, \"cidr\": \"fe80::/10\"},"
+			   "{\"id\": 11, \"cidr\": \"10.1.0.0/16\"}"
+			   "]}";
+static const char nets_bad[] = "{\"nets\": ["
+			       "{\"id\": 0, \"cidr\": \"10.0.0.0/8\"},"
+			       "{\"id\": 1, \"cidr\": \"10.1.2.0/24\"},"
+			       "{\"id\": 2, \"cidr\": \"not a network\"},"
+			       "{\"id\": 3, \"cidr\": \"192.168.0.0/16\"},"
+			       "{\"id\": 4, \"cidr\": \"10.9.0.0/16\"}"
+			       "]}";
+
+static void
+cidr_cases(void)
+{
+	static const struct {
+		const char *input, *want, *name;
+	} c[] = {
+		{ "{\"addr\": \"10.1.2.3\"}", "[{\"x\":[0,1,2,4,8,11]}]",
+		    "cidr: every containing network, in order" },
+		{ "{\"addr\": \"10.200.0.1\"}", "[{\"x\":[0,4]}]",
+		    "cidr: a wider network only" },
+		{ "{\"addr\": \"8.8.8.8\"}", "[{\"x\":[4]}]",
+		    "cidr: the default route" },
+		{ "{\"addr\": \"2001:db8:1::5\"}", "[{\"x\":[5,6]}]",
+		    "cidr: IPv6" },
+		{ "{\"addr\": \"2001:db9::1\"}", "[{\"x\":[]}]",
+		    "cidr: IPv6, no match" },
+		{ "{\"addr\": \"::ffff:10.1.2.3\"}", "[{\"x\":[0,1,2,4,8,11]}]",
+		    "cidr: an IPv4-mapped address counts as IPv4" },
+		{ "{\"addr\": \"10.1.2.0/25\"}", "[{\"x\":[0,1,2,4,11]}]",
+		    "cidr: a network probe is scanned" },
+		{ "{\"addr\": \"nonsense\"}", "[{\"x\":[]}]",
+		    "cidr: a bad probe is scanned" },
+	};
+	size_t i;
+
+	for (i = 0; i < AXG_ARRAY_LEN(c); i++)
+		same(cidr_idx, cidr_plain, nets, "x = data.t.m", c[i].input,
+		    false, c[i].want, c[i].name);
+	same(cidr_idx, cidr_plain, nets_bad, "x = data.t.m",
+	    "{\"addr\": \"10.9.1.1\"}", false, "[{\"x\":[0,4]}]",
+	    "cidr: an element the filter fails on is left out");
+	same(cidr_idx, cidr_plain, nets_bad, "x = data.t.m",
+	    "{\"addr\": \"10.9.1.1\"}", true,
+	    "error eval_builtin_error net.cidr_contains: invalid CIDR "
+	    "address: not a network",
+	    "cidr: strict: the element's error is still raised");
+}
+
 /* A large list: rule i has host "h<i>.example.net". */
 static char *
 big_data(int n)
@@ -192,6 +263,8 @@ main(void)
 	    "{\"host\": \"zzz\"}", false, "[{\"x\":[0,1,2,4,5,6,7]}]",
 	    "function: a mocked function sees every element");
 
+	cidr_cases();
+
 	/* the index visits the candidates only: a step limit that the
 	 * scan of 5000 elements exceeds is enough */
 	big = big_data(5000);
@@ -206,6 +279,29 @@ main(void)
 	got = run(eq_idx, big, "x = data.t.ids",
 	    "{\"host\": \"h17.example.net\"}", 3000, false);
 	is_str(got, "[{\"x\":[17]}]", "equality index within a step limit");
+	free(got);
+	free(big);
+	/* 5000 networks 10.x.y.0/24: one candidate */
+	{
+		struct axg_buf b;
+		int i;
+
+		axg_buf_init(&b, 0);
+		axg_buf_puts(&b, "{\"nets\": [");
+		for (i = 0; i < 5000; i++)
+			axg_buf_printf(&b,
+			    "%s{\"id\": %d, \"cidr\": \"10.%d.%d.0/24\"}",
+			    i ? "," : "", i, i / 256, i % 256);
+		axg_buf_puts(&b, "]}");
+		big = axg_buf_steal(&b, NULL);
+	}
+	got = run(cidr_idx, big, "x = data.t.m", "{\"addr\": \"10.3.7.9\"}",
+	    3000, false);
+	is_str(got, "[{\"x\":[775]}]", "cidr index within a step limit");
+	free(got);
+	got = run(cidr_plain, big, "x = data.t.m", "{\"addr\": \"10.3.7.9\"}",
+	    3000, false);
+	like_str(got, "eval_limit_error", "the plain cidr scan exceeds it");
 	free(got);
 	free(big);
 	return tap_done();
