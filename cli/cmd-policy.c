@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/common.h"
@@ -471,6 +472,126 @@ policy_test(int argc, char **argv)
 	return failed > 0 ? AXG_EXIT_FAIL : AXG_EXIT_OK;
 }
 
+/* Write text to path atomically: a temporary file beside it, then rename. */
+static int
+write_atomic(const char *path, const char *text, size_t len)
+{
+	char *tmp = NULL;
+	struct stat st;
+	FILE *fp = NULL;
+	int fd = -1, rc = -1;
+
+	tmp = axg_asprintf("%s.fmt-XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		goto fail;
+	if (stat(path, &st) == 0)
+		(void)fchmod(fd, st.st_mode & 07777);
+	fp = fdopen(fd, "w");
+	if (fp == NULL)
+		goto fail;
+	fd = -1;
+	if (fwrite(text, 1, len, fp) != len || fflush(fp) != 0 ||
+	    fsync(fileno(fp)) != 0)
+		goto fail;
+	if (fclose(fp) != 0) {
+		fp = NULL;
+		goto fail;
+	}
+	fp = NULL;
+	if (rename(tmp, path) != 0)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:
+	fprintf(stderr, "axgate policy fmt: %s: %s\n", path, strerror(errno));
+	if (fp != NULL)
+		fclose(fp);
+	if (fd >= 0)
+		close(fd);
+	if (tmp != NULL) {
+		(void)unlink(tmp);
+		free(tmp);
+	}
+	return rc;
+}
+
+/* axgate policy fmt [-w] [-l] [--fail] FILE...: print each module in
+ * canonical form; -w rewrites the files that change, -l lists them
+ * instead, --fail (and -l) exit 1 when any would change. */
+static int
+policy_fmt(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "write", no_argument, NULL, 'w' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "fail", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool write = false, list = false, fail = false;
+	int ch, errors = 0, changed = 0;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "wlh", opts, NULL)) != -1) {
+		if (ch == 'w') {
+			write = true;
+		} else if (ch == 'l') {
+			list = true;
+			fail = true;
+		} else if (ch == 'f') {
+			fail = true;
+		} else {
+			axg_cmd_usage(&axg_cmd_policy);
+			return ch == 'h' ? AXG_EXIT_OK : AXG_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		axg_cmd_usage(&axg_cmd_policy);
+		return AXG_EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++) {
+		const char *path = argv[i];
+		char err[512];
+		struct axg_buf out;
+		size_t len;
+		char *text = axg_read_file(path, POLICY_MAX_FILE, &len, err,
+		    sizeof(err));
+		bool same;
+
+		if (text == NULL) {
+			fprintf(stderr, "axgate policy fmt: %s\n", err);
+			errors++;
+			continue;
+		}
+		axg_buf_init(&out, 0);
+		if (axp_fmt_module(path, text, len, &out, err, sizeof(err)) <
+		    0) {
+			fprintf(stderr, "%s\n", err);
+			errors++;
+			goto next;
+		}
+		same = out.len == len && memcmp(out.data, text, len) == 0;
+		if (!same)
+			changed++;
+		if (list) {
+			if (!same)
+				printf("%s\n", path);
+		} else if (write) {
+			if (!same && write_atomic(path, out.data, out.len) < 0)
+				errors++;
+		} else {
+			fwrite(out.data, 1, out.len, stdout);
+		}
+	next:
+		axg_buf_free(&out);
+		free(text);
+	}
+	if (errors > 0 || (fail && changed > 0))
+		return AXG_EXIT_FAIL;
+	return AXG_EXIT_OK;
+}
+
 static int
 cmd_policy(int argc, char **argv)
 {
@@ -489,6 +610,8 @@ cmd_policy(int argc, char **argv)
 		return axg_policy_show_builtin(argc - 1, argv + 1);
 	if (strcmp(argv[1], "test") == 0)
 		return policy_test(argc - 1, argv + 1);
+	if (strcmp(argv[1], "fmt") == 0)
+		return policy_fmt(argc - 1, argv + 1);
 	fprintf(stderr, "axgate policy: %s: not available in this version\n",
 	    argv[1]);
 	return AXG_EXIT_USAGE;
@@ -505,6 +628,7 @@ const struct axg_cmd axg_cmd_policy = {
 		 "--connect HOST:PORT | --http URL [--method M] | --address "
 		 "HOST:PORT=ADDR | --inference ROUTE [--model M]\n"
 		 "axgate policy show-builtin\n"
-		 "axgate policy test [-v] [-p POLICY.yaml] FILE_OR_DIR...\n",
+		 "axgate policy test [-v] [-p POLICY.yaml] FILE_OR_DIR...\n"
+		 "axgate policy fmt [-w | -l] [--fail] FILE.rego...\n",
 	.run = cmd_policy,
 };

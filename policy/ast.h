@@ -104,6 +104,14 @@ struct ast_import {
 	const char *alias;     /* NULL: the last path element */
 };
 
+/* A comment, kept for the formatter: text is "# ..." without the newline. */
+struct ast_comment {
+	struct ast_loc loc;
+	const char *text; /* owned by the arena */
+	size_t len;
+	struct ast_comment *next;
+};
+
 struct ast_module {
 	const char *file;
 	struct ast_loc loc;
@@ -111,6 +119,7 @@ struct ast_module {
 	struct ast_import *imports;
 	size_t nimports;
 	struct ast_rule *rules;
+	struct ast_comment *comments; /* in source order */
 };
 
 struct ast_arena;

@@ -47,6 +47,11 @@ bi_member_3(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	case AXV_OBJECT:
 		e = axv_object_get(c, k);
 		break;
+	case AXV_SET:
+		/* a set's "key" is the element itself */
+		if (axv_equal(k, v) && axv_set_contains(c, k))
+			e = k;
+		break;
 	default:
 		break;
 	}

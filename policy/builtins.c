@@ -39,6 +39,9 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_math,
 	axp_builtins_graph,
 	axp_builtins_uri,
+	axp_builtins_jsonschema,
+	axp_builtins_http,
+	axp_builtins_template,
 };
 
 static const struct axp_builtin **registry;

@@ -69,8 +69,15 @@ lex_next(struct lexer *lx, struct token *t)
 		} else if (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r') {
 			lx->p++;
 		} else if (*lx->p == '#') {
+			const char *c = lx->p;
 			while (lx->p < lx->end && *lx->p != '\n')
 				lx->p++;
+			if (lx->on_comment != NULL && c >= lx->comment_seen) {
+				lx->comment_seen = lx->p;
+				lx->on_comment(lx->comment_arg, c,
+				    (size_t)(lx->p - c), lx->line,
+				    (int)(c - lx->line_start) + 1);
+			}
 		} else {
 			break;
 		}

@@ -34,6 +34,12 @@ struct lexer {
 	const char *line_start;
 	size_t max_literal;
 	struct axg_buf sbuf;
+	/* Called once for each comment ("# ..." up to the end of the line),
+	 * in source order, even when the parser backs up; NULL: none. */
+	void (
+	    *on_comment)(void *arg, const char *p, size_t n, int line, int col);
+	void *comment_arg;
+	const char *comment_seen; /* end of the last comment reported */
 };
 
 void

@@ -54,6 +54,10 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-graph.c
 policy_libaxpolicy_core_la_SOURCES += %reldir%/jidx.h %reldir%/jidx.c
 policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-uri.c
+policy_libaxpolicy_core_la_SOURCES += %reldir%/fmt.c
+policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-jsonschema.c
+policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-http.c
+policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-template.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h

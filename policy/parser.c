@@ -26,6 +26,7 @@ struct parser {
 	int wildcards;
 	bool kw_and, kw_or, kw_not; /* future.keywords.and/or/not imported */
 	struct axg_buf *pending;    /* freed if a parse error unwinds */
+	struct ast_comment *comments, *comments_tail;
 	jmp_buf fail;
 };
 
@@ -1303,6 +1304,24 @@ init(struct parser *ps, struct ast_arena *a, const char *file, const char *src,
 	next(ps);
 }
 
+static void
+on_comment(void *arg, const char *p, size_t n, int line, int col)
+{
+	struct parser *ps = arg;
+	struct ast_comment *c = ast_alloc(ps->a, sizeof(*c));
+
+	c->loc.file = ps->file;
+	c->loc.line = line;
+	c->loc.col = col;
+	c->text = ast_strndup(ps->a, p, n);
+	c->len = n;
+	if (ps->comments_tail != NULL)
+		ps->comments_tail->next = c;
+	else
+		ps->comments = c;
+	ps->comments_tail = c;
+}
+
 /* import future.keywords.and (or, not) turns on that keyword. */
 static void
 note_future_keyword(struct parser *ps, const struct ast_term *t)
@@ -1337,6 +1356,17 @@ ast_parse_module(struct ast_arena *a, const char *file, const char *src,
 	size_t max_src = lim && lim->max_source ? lim->max_source : 16 << 20;
 
 	init(&ps, a, file, src, len, lim, ds);
+	if (ps.comments_tail == NULL && ps.lx.src != ps.lx.p) {
+		/* comments before the first token: lex them again */
+		ps.lx.p = ps.lx.src;
+		ps.lx.line_start = ps.lx.src;
+		ps.lx.line = 1;
+		ps.lx.on_comment = on_comment;
+		ps.lx.comment_arg = &ps;
+		next(&ps);
+	}
+	ps.lx.on_comment = on_comment;
+	ps.lx.comment_arg = &ps;
 	if (len > max_src) {
 		axp_diags_add(ds, NULL, AXP_ERR_PARSE,
 		    "%s: module too large (%zu bytes)", file, len);
@@ -1396,6 +1426,7 @@ ast_parse_module(struct ast_arena *a, const char *file, const char *src,
 			m->rules = r;
 		last = r;
 	}
+	m->comments = ps.comments;
 	lex_free(&ps.lx);
 	return m;
 }

@@ -70,4 +70,10 @@ int axp_eval_exprs(const struct axp_query *q, struct axv *input,
     const struct axp_eval_opts *opts, struct axv **results, struct axv **exprs,
     struct axp_error *err);
 
+/* Format one module's source in canonical form (fmt.c), appending it to
+ * out.  0, or -1 with "file:line:col: message" in err. */
+struct axg_buf;
+int axp_fmt_module(const char *file, const char *src, size_t len,
+    struct axg_buf *out, char *err, size_t errlen);
+
 #endif /* AXP_POLICY_INT_H */

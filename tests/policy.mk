@@ -3,17 +3,23 @@ check_PROGRAMS += \
 	tests/unit/t-policy-jidx \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
+	tests/unit/t-policy-bi-extra \
 	tests/rego-conformance
 TESTS += \
 	tests/unit/t-policy-jidx \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
+	tests/unit/t-policy-bi-extra \
 	tests/conformance/rego.sh \
+	tests/conformance/rego-fmt.sh \
 	tests/integration/policy-cli.sh \
-	tests/integration/policy-test.sh
+	tests/integration/policy-test.sh \
+	tests/integration/policy-fmt.sh
 tests_rego_conformance_SOURCES = tests/conformance/rego-conformance.c
 EXTRA_DIST += \
 	tests/conformance/rego.sh \
+	tests/conformance/rego-fmt.sh \
+	tests/integration/policy-fmt.sh \
 	tests/integration/policy-cli.sh \
 	tests/integration/policy-test.sh \
 	tests/conformance/rego-todo.txt

@@ -2,7 +2,7 @@
  * rego-conformance: run OPA's YAML compliance cases against the engine.
  *
  *	rego-conformance [--todo FILE] [--write-todo FILE] [--filter SUBSTR]
- *	    [--summary] [-v] DIR
+ *	    [--summary] [--fmt] [-v] DIR
  *
  * One TAP line per case.  Cases listed in the todo manifest (as
  * "FILE: NOTE", FILE relative to DIR, and " #N" after the Nth case of a
@@ -11,6 +11,10 @@
  * manifest must be kept exact; it holds one note per line and nothing
  * else, and --write-todo regenerates it).  The last line is
  * "# rego conformance: P/T passed".
+ *
+ * With --fmt every module that parses is first put through the formatter
+ * (axgate policy fmt): the case fails unless the formatted module formats
+ * to itself, and it runs on the formatted text, so the same manifest holds.
  */
 #include "config.h"
 
@@ -51,6 +55,7 @@ static size_t ntodo;
 static struct cat *cats;
 static size_t ncats;
 static bool verbose;
+static bool fmt_first; /* --fmt: format every module before compiling */
 
 /* ---- YAML to values ---- */
 static bool
@@ -297,9 +302,37 @@ run_case(const struct rcase *c, char *why, size_t whylen)
 
 	memset(&err, 0, sizeof(err));
 	for (i = 0; i < c->nmodules; i++) {
+		struct axg_buf f1, f2;
+		char ferr[512];
+
 		snprintf(name, sizeof(name), "test-%zu.rego", i);
-		axp_compiler_add_module(comp, name, c->modules[i],
-		    strlen(c->modules[i]));
+		axg_buf_init(&f1, 0);
+		axg_buf_init(&f2, 0);
+		if (fmt_first &&
+		    axp_fmt_module(name, c->modules[i], strlen(c->modules[i]),
+			&f1, ferr, sizeof(ferr)) == 0) {
+			/* the formatted module must format to itself and
+			 * mean the same: the case runs on it */
+			if (axp_fmt_module(name, f1.data, f1.len, &f2, ferr,
+				sizeof(ferr)) < 0 ||
+			    f1.len != f2.len ||
+			    memcmp(f1.data, f2.data, f1.len) != 0) {
+				snprintf(why, whylen,
+				    "fmt: module %zu formats differently the "
+				    "second time:\n%s\n---\n%s",
+				    i, f1.data, f2.len ? f2.data : ferr);
+				axg_buf_free(&f1);
+				axg_buf_free(&f2);
+				axp_compiler_free(comp);
+				return false;
+			}
+			axp_compiler_add_module(comp, name, f1.data, f1.len);
+		} else {
+			axp_compiler_add_module(comp, name, c->modules[i],
+			    strlen(c->modules[i]));
+		}
+		axg_buf_free(&f1);
+		axg_buf_free(&f2);
 	}
 	if (c->data != NULL && axv_kind(c->data) == AXV_OBJECT)
 		comp->data = axv_ref(c->data);
@@ -528,11 +561,13 @@ main(int argc, char **argv)
 			summary = true;
 		else if (strcmp(argv[i], "-v") == 0)
 			verbose = true;
+		else if (strcmp(argv[i], "--fmt") == 0)
+			fmt_first = true;
 		else if (argv[i][0] == '-') {
 			fprintf(stderr,
 			    "usage: rego-conformance [--todo FILE] "
 			    "[--write-todo FILE] [--filter SUBSTR] "
-			    "[--summary] [-v] DIR\n");
+			    "[--summary] [--fmt] [-v] DIR\n");
 			return 2;
 		} else
 			dir = argv[i];
