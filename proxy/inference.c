@@ -1734,6 +1734,10 @@ px_proxy_set_inference(struct px_proxy *px,
 
 	if (hook->route == NULL)
 		return axg_seterr(err, errlen, "inference: no route callback");
+	if (hook->no_default_ca) {
+		ctx = NULL;
+		goto install;
+	}
 	if (ca == NULL || ca[0] == '\0')
 		ca = getenv(X509_get_default_cert_file_env());
 	if (ca == NULL || ca[0] == '\0')
@@ -1750,6 +1754,7 @@ px_proxy_set_inference(struct px_proxy *px,
 		if (ctx == NULL)
 			return axg_seterr(err, errlen, "inference: %s", why);
 	}
+install:
 	if (px->ssl_ctx != NULL)
 		SSL_CTX_free(px->ssl_ctx);
 	px->ssl_ctx = ctx;

@@ -616,11 +616,14 @@ struct px_inference_hook {
 				     idle_timeout_ms */
 	const char *ca_file;	  /* PEM CA bundle for https backends; NULL: the
 				     SSL_CERT_FILE variable, else the system's */
+	bool no_default_ca;	  /* no route uses the default bundle: do not
+				     read it (https backends then need their
+				     route's ca_file) */
 };
 
 /* Install the inference hook (copied; arg must outlive the proxy).  The
- * CA bundle is read now.  Without a hook inference.local requests get
- * 503.  Returns 0 or -1 with err set. */
+ * CA bundle is read now, unless hook->no_default_ca.  Without a hook
+ * inference.local requests get 503.  Returns 0 or -1 with err set. */
 int px_proxy_set_inference(struct px_proxy *px,
     const struct px_inference_hook *hook, char *err, size_t errlen);
 

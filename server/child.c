@@ -150,6 +150,9 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 	/* the CA bundle for https backends is read now too */
 	inf = srv_inference_new(k, budget, sc);
 	srv_inference_hook(inf, &ih);
+	/* the policy cannot change under a job: skip the system bundle
+	 * (tens of milliseconds) when no route needs it */
+	ih.no_default_ca = !srv_inference_needs_default_ca(o->gate);
 	if (px_proxy_set_inference(px, &ih, err, sizeof(err)) < 0) {
 		snprintf(msg, sizeof(msg), "proxy: %s", err);
 		goto fail;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <netinet/in.h>
 #include <sys/mman.h>
@@ -731,6 +732,25 @@ srv_inference_preload(struct srv_inference *s, struct gate *g,
 		}
 	}
 	return failed;
+}
+
+bool
+srv_inference_needs_default_ca(struct gate *g)
+{
+	const struct axv *inf = oobj(gate_document(g), "inference");
+	const struct axv *routes = oobj(inf, "routes");
+	size_t i, n = routes != NULL ? axv_array_len(routes) : 0;
+
+	for (i = 0; i < n; i++) {
+		const struct axv *rt = axv_array_get(routes, i);
+		const char *url = ostr(rt, "endpoint");
+		const char *ca = ostr(rt, "ca_file");
+
+		if (url != NULL && strncasecmp(url, "https:", 6) == 0 &&
+		    (ca == NULL || ca[0] == '\0'))
+			return true;
+	}
+	return false;
 }
 
 void

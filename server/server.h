@@ -102,6 +102,10 @@ struct srv_inference *srv_inference_new(struct srv_gatekeeper *k,
     struct srv_budget *b, struct srv_scan *scan);
 void srv_inference_free(struct srv_inference *s);
 void srv_inference_hook(struct srv_inference *s, struct px_inference_hook *out);
+/* Whether a route of g's policy reaches an https backend without a
+ * ca_file of its own, so the default CA bundle must be read. */
+bool srv_inference_needs_default_ca(struct gate *g);
+
 /* For a process about to lose file access (the proxy child of `axgate
  * run`): read every route's api_key_file now into memory kept out of swap
  * and core dumps (wiped on free), and have px load every route's ca_file.
