@@ -1048,7 +1048,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("http-api-key-header", "API key in an HTTP header",
 	    "api-key|apikey|auth-token|access-token|private-token|"
 	    "subscription-key|x-token|-key:",
-	    "(?i:\\b(?:x-)?(?:[a-z0-9]+-){0,3}(?:api-?key|apikey|auth-token|"
+	    "(?i:(?<![A-Za-z0-9_\\-])(?!sec-websocket-)(?:x-)?(?:[a-z0-9]+-){0,"
+	    "3}"
+	    "(?:api-?key|apikey|auth-token|"
 	    "access-token|private-token|subscription-key|token|secret|key)"
 	    "\\s*:\\s*)([A-Za-z0-9_\\-.~+/=:]{12,512})(?![A-Za-z0-9_\\-.~+/=])",
 	    .entropy = 3.2,
@@ -1099,7 +1101,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 		LEAK_RF_ASSIGN),
 	RULE("generic-api-key", "API key assigned in config or code",
 	    "key|auth|api_secret|apisecret|api-secret|pat|license",
-	    "(?i:(?:key|auth|(?<![a-z])pat(?![a-z])|license|api[_.\\-]?secret)"
+	    "(?i:(?<!sec-websocket-)(?:key|auth|(?<![a-z])pat(?![a-z])|"
+	    "license|api[_.\\-]?secret)"
 	    "[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
