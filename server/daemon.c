@@ -592,11 +592,17 @@ dir_of(const char *path)
 	return d;
 }
 
+/* Most inference files (keys and CAs) readable after confinement. */
+#define MAX_ROUTE_FILES 64
+
 static int
-confine(struct srv_daemon *d, char *err, size_t errlen)
+confine(struct srv_daemon *d, struct gate *g, char *err, size_t errlen)
 {
 	const struct srv_config *c = d->cfg;
-	const char *rd[4] = { NULL }, *wr[OCSF_MAX_SINKS + 1] = { NULL };
+	const char *rd[3 + MAX_ROUTE_FILES + 1] = { NULL };
+	const char *wr[OCSF_MAX_SINKS + 1] = { NULL };
+	const char *files[MAX_ROUTE_FILES];
+	size_t nf;
 	char *dirs[OCSF_MAX_SINKS + 1] = { NULL };
 	size_t nr = 0, nw = 0;
 	struct sbx_self s;
@@ -607,6 +613,14 @@ confine(struct srv_daemon *d, char *err, size_t errlen)
 	if (c->limits.resolver[0] == '\0' &&
 	    access("/etc/resolv.conf", R_OK) == 0)
 		rd[nr++] = "/etc/resolv.conf";
+	/* the routes' key and CA files stay readable, one file each (read
+	 * when a call needs them, so a rotated key is picked up); a file
+	 * that does not exist yet cannot be granted and fails its calls by
+	 * name */
+	nf = srv_inference_files(g, files, MAX_ROUTE_FILES);
+	for (size_t i = 0; i < nf; i++)
+		if (access(files[i], F_OK) == 0)
+			rd[nr++] = files[i];
 	for (size_t i = 0; i < c->audit.nsinks; i++)
 		if (c->audit.sinks[i].kind == OCSF_SINK_FILE) {
 			dirs[nw + 1] = dir_of(c->audit.sinks[i].target);
@@ -813,7 +827,7 @@ srv_serve(const struct srv_config *c)
 		goto fail;
 
 	/* 3. confinement, while this is the only thread */
-	if (confine(&d, err, sizeof(err)) < 0)
+	if (confine(&d, g, err, sizeof(err)) < 0)
 		goto fail;
 
 	/* 4. the audit writer, the proxies, the admin listener */

@@ -734,6 +734,25 @@ srv_inference_preload(struct srv_inference *s, struct gate *g,
 	return failed;
 }
 
+size_t
+srv_inference_files(struct gate *g, const char **out, size_t max)
+{
+	const struct axv *inf = oobj(gate_document(g), "inference");
+	const struct axv *routes = oobj(inf, "routes");
+	size_t i, n = routes != NULL ? axv_array_len(routes) : 0, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct axv *rt = axv_array_get(routes, i);
+		const char *f[2] = { ostr(rt, "api_key_file"),
+			ostr(rt, "ca_file") };
+
+		for (size_t j = 0; j < 2; j++)
+			if (f[j] != NULL && f[j][0] != '\0' && k < max)
+				out[k++] = f[j];
+	}
+	return k;
+}
+
 bool
 srv_inference_needs_default_ca(struct gate *g)
 {

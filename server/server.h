@@ -102,6 +102,10 @@ struct srv_inference *srv_inference_new(struct srv_gatekeeper *k,
     struct srv_budget *b, struct srv_scan *scan);
 void srv_inference_free(struct srv_inference *s);
 void srv_inference_hook(struct srv_inference *s, struct px_inference_hook *out);
+/* The key and CA files g's inference routes name (pointers into g's
+ * document), at most max of them into out; returns how many. */
+size_t srv_inference_files(struct gate *g, const char **out, size_t max);
+
 /* Whether a route of g's policy reaches an https backend without a
  * ca_file of its own, so the default CA bundle must be read. */
 bool srv_inference_needs_default_ca(struct gate *g);

@@ -19,8 +19,13 @@ cleanup() {
 trap cleanup EXIT
 [ -z "${AXG_KEEP_TMP:-}" ] || trap - EXIT
 chmod 755 "$tmp"
-mkdir "$tmp/audit" "$tmp/pol"
-chmod 755 "$tmp/pol"
+mkdir "$tmp/audit" "$tmp/pol" "$tmp/keys"
+chmod 755 "$tmp/pol" "$tmp/keys"
+# a key file outside the policy's folder, readable only by the user the
+# daemon runs as
+FILEKEY=sk-from-a-key-file-0123456789
+printf '%s\n' "$FILEKEY" > "$tmp/keys/openai.key"
+chown nobody "$tmp/keys/openai.key" && chmod 600 "$tmp/keys/openai.key"
 backend="$top_srcdir/tests/integration/inference-backend.py"
 
 wait_for() { # FILE PATTERN: up to 10 s
@@ -79,9 +84,10 @@ inference:
     - {name: split, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: split, api_key_env: AXG_TEST_OPENAI_KEY}
     - {name: nousage, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: nousage, api_key_env: AXG_TEST_OPENAI_KEY}
     - {name: nokey, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: nokey, api_key_env: AXG_TEST_UNSET_KEY}
+    - {name: filekey, provider: openai, endpoint: "http://127.0.0.1:$port/v1", model: filekey, api_key_file: "$tmp/keys/openai.key"}
   token_budget:
     max_tokens_per_request: 1000
-    max_tokens_per_hour: 400
+    max_tokens_per_hour: 440
     action_on_exhaust: reject
 safety:
   credential_scan: block
@@ -126,6 +132,19 @@ like "$seen" "\"authorization\": \"Bearer $HOSTKEY\"" "the backend got the host-
 like "$seen" '"path": "/v1/chat/completions"' "the /v1 of the endpoint is not doubled"
 ok $(echo "$seen" | grep -q 'sk-job-fake\|cookie\|x-forwarded-for'; [ $? -ne 0 ]; echo $?) \
     "the job's credential, cookie and spoofed fields were dropped"
+
+# A key file outside the policy's folder: the confined daemon may read it
+# (and only it), when a call needs it, so a rotated key is used at once.
+out=$(c -H 'Content-Type: application/json' -d "$(chat filekey)" "$U/v1/chat/completions")
+like "$out" '"hello from' "a route with a key file outside the policy folder answers"
+like "$(tail -n 1 "$tmp/seen.jsonl")" "\"authorization\": \"Bearer $FILEKEY\"" \
+    "the backend got the key file's key"
+printf '%s\n' "$FILEKEY-rotated" > "$tmp/keys/openai.key"
+out=$(c -H 'Content-Type: application/json' -d "$(chat filekey)" "$U/v1/chat/completions")
+like "$(tail -n 1 "$tmp/seen.jsonl")" "\"authorization\": \"Bearer $FILEKEY-rotated\"" \
+    "a rotated key file is read again at the next call"
+ok $(cat /proc/$(pgrep -n -f "serve --config $tmp/pol/axgate.yaml")/status | grep -q '^NoNewPrivs:[[:space:]]*1'; echo $?) \
+    "the daemon reading it is still confined"
 
 # OpenAI, streamed.
 out=$(c -N -H 'Content-Type: application/json' -d "$(chat gpt-test 1)" "$U/v1/chat/completions")
