@@ -62,6 +62,22 @@ decide(struct px_conn *c, int rc, const struct px_decision *d,
 	return 0;
 }
 
+bool
+px_conn_host_leaks(struct px_conn *c, const char *authority, size_t len)
+{
+	struct px_proxy *px = c->px;
+	char why[160];
+
+	if (!px->has_scan || px->scan.on_connect == NULL ||
+	    px->scan.on_connect(px->scan.arg, authority, len, why,
+		sizeof(why)) != PX_SCAN_BLOCK)
+		return false;
+	axg_strlcpy(c->rule, "scan", sizeof(c->rule));
+	axg_strlcpy(c->reason, why, sizeof(c->reason));
+	px_host_redact(&c->target); /* not into the audit */
+	return true;
+}
+
 static void
 on_connect_head(struct px_conn *c, const struct px_request *req)
 {
@@ -76,18 +92,9 @@ on_connect_head(struct px_conn *c, const struct px_request *req)
 		px_conn_refuse(c, PX_OUTCOME_ERROR, 400, "parse", err);
 		return;
 	}
-	if (px->has_scan && px->scan.on_connect != NULL) {
-		char why[160];
-
-		if (px->scan.on_connect(px->scan.arg, req->authority,
-			req->authority_len, why,
-			sizeof(why)) == PX_SCAN_BLOCK) {
-			axg_strlcpy(c->rule, "scan", sizeof(c->rule));
-			axg_strlcpy(c->reason, why, sizeof(c->reason));
-			px_host_redact(&c->target); /* not into the audit */
-			px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "scan", why);
-			return;
-		}
+	if (px_conn_host_leaks(c, req->authority, req->authority_len)) {
+		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "scan", c->reason);
+		return;
 	}
 	memset(&d, 0, sizeof(d));
 	rc = px->dec.decide_connect == NULL

@@ -177,20 +177,11 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 	}
 	/* a credential spelled as a host name (a DNS label), as for CONNECT:
 	 * before the decision, so that it reaches no resolver and no audit */
-	if (px->has_scan && px->scan.on_connect != NULL) {
-		char why[160];
-
-		if (px->scan.on_connect(px->scan.arg, req->authority,
-			req->authority_len, why,
-			sizeof(why)) == PX_SCAN_BLOCK) {
-			axg_strlcpy(c->rule, "scan", sizeof(c->rule));
-			axg_strlcpy(c->reason, why, sizeof(c->reason));
-			px_host_redact(&c->target);
-			free(f->path);
-			f->path = axg_strdup("/");
-			px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "scan", why);
-			return -1;
-		}
+	if (px_conn_host_leaks(c, req->authority, req->authority_len)) {
+		free(f->path);
+		f->path = axg_strdup("/");
+		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "scan", c->reason);
+		return -1;
 	}
 	if (req->host_index >= 0) {
 		const struct px_header *h = &req->headers[req->host_index];

@@ -115,6 +115,12 @@ void px_conn_audit(struct px_conn *c, enum px_audit_kind kind,
  * names the decision's rule and reason. */
 void px_conn_reply_close(struct px_conn *c, int status, const char *error,
     const char *reason, const char *rule);
+
+/* Scan a request's authority for a credential spelled as a host name:
+ * true (rule, reason set, the target redacted for the audit) when the
+ * scanner blocks it; the caller refuses with 403. */
+bool px_conn_host_leaks(struct px_conn *c, const char *authority, size_t len);
+
 /* Refuse a request: audit it (if one is in flight) and answer. */
 void px_conn_refuse(struct px_conn *c, enum px_outcome outcome, int status,
     const char *stage, const char *reason);
