@@ -218,6 +218,8 @@ px_status_text(int status)
 		return "Content Too Large";
 	case 414:
 		return "URI Too Long";
+	case 415:
+		return "Unsupported Media Type";
 	case 431:
 		return "Request Header Fields Too Large";
 	case 501:
@@ -351,6 +353,9 @@ px_conn_refuse(struct px_conn *c, enum px_outcome outcome, int status,
 	case 414:
 	case 431:
 		error = "head_too_large";
+		break;
+	case 415:
+		error = "unsupported_encoding";
 		break;
 	case 502:
 		error = "upstream_failed";

@@ -106,6 +106,22 @@ info_of(struct px_conn *c, const struct px_request *req,
 	info->client = (const struct sockaddr *)&c->client_addr;
 }
 
+/* The answer to a scan verdict other than ALLOW. */
+static int
+scan_status(enum px_scan_verdict v)
+{
+	switch (v) {
+	case PX_SCAN_MALFORMED:
+		return 400;
+	case PX_SCAN_TOO_LARGE:
+		return 413;
+	case PX_SCAN_UNSUPPORTED:
+		return 415;
+	default:
+		return 403;
+	}
+}
+
 /* Ask the per-request scan interface about the head.  Returns 0 to go
  * on (edit filled), -1 after refusing the request. */
 static int
@@ -124,9 +140,10 @@ scan_filter_head(struct px_conn *c, const struct px_http_info *info,
 		free(f->path);
 		f->path = axg_strndup(edit->path, edit->path_len);
 	}
-	if (v == PX_SCAN_BLOCK) {
+	if (v != PX_SCAN_ALLOW) {
 		axg_strlcpy(c->rule, "scan", sizeof(c->rule));
-		px_conn_refuse(c, PX_OUTCOME_DENIED, 403, "scan", why);
+		px_conn_refuse(c, PX_OUTCOME_DENIED, scan_status(v), "scan",
+		    why);
 		return -1;
 	}
 	f->filtering = px->scan.filter_body != NULL;
@@ -310,6 +327,7 @@ struct scan_ctx {
 	struct px_conn *c;
 	bool blocked;
 	char why[160];
+	enum px_scan_verdict v; /* why blocked (0: a plain BLOCK) */
 };
 
 static int
@@ -362,8 +380,9 @@ filter_chunk(void *arg, const char *p, size_t n)
 
 	if (n == 0)
 		return 0;
-	if (c->px->scan.filter_body(c->fwd->scan_req, p, n, false, emit_up, c,
-		s->why, sizeof(s->why)) == PX_SCAN_BLOCK) {
+	s->v = c->px->scan.filter_body(c->fwd->scan_req, p, n, false, emit_up,
+	    c, s->why, sizeof(s->why));
+	if (s->v != PX_SCAN_ALLOW) {
 		s->blocked = true;
 		return -1;
 	}
@@ -376,8 +395,9 @@ scan_last(struct px_conn *c, struct scan_ctx *s)
 	struct px_proxy *px = c->px;
 
 	if (c->fwd->filtering) {
-		if (px->scan.filter_body(c->fwd->scan_req, NULL, 0, true,
-			emit_up, c, s->why, sizeof(s->why)) == PX_SCAN_BLOCK) {
+		s->v = px->scan.filter_body(c->fwd->scan_req, NULL, 0, true,
+		    emit_up, c, s->why, sizeof(s->why));
+		if (s->v != PX_SCAN_ALLOW) {
 			s->blocked = true;
 			return true;
 		}
@@ -417,7 +437,7 @@ abort_request(struct px_conn *c, int status, const char *stage, const char *why,
 		px_conn_reset(c);
 		return;
 	}
-	if (status == 403)
+	if (status == 403 || strcmp(stage, "scan") == 0)
 		axg_strlcpy(c->rule, stage, sizeof(c->rule));
 	px_conn_refuse(c, outcome, status, stage, why);
 }
@@ -425,12 +445,14 @@ abort_request(struct px_conn *c, int status, const char *stage, const char *why,
 static void
 req_body_done(struct px_conn *c)
 {
-	struct scan_ctx s = { c, false, "credential found in the request" };
+	struct scan_ctx s = { c, false, "credential found in the request",
+		PX_SCAN_ALLOW };
 
 	c->fwd->req_done = true;
 	bufferevent_disable(c->cli, EV_READ);
 	if (scan_last(c, &s))
-		abort_request(c, 403, "scan", s.why, PX_OUTCOME_DENIED);
+		abort_request(c, scan_status(s.v), "scan", s.why,
+		    PX_OUTCOME_DENIED);
 }
 
 /* Move at most 16 segments' worth of body from in to out, scanning it.
@@ -439,7 +461,8 @@ static ssize_t
 req_body_batch(struct px_conn *c, struct evbuffer *in, struct evbuffer *out)
 {
 	struct px_fwd *f = c->fwd;
-	struct scan_ctx s = { c, false, "credential found in the request" };
+	struct scan_ctx s = { c, false, "credential found in the request",
+		PX_SCAN_ALLOW };
 	size_t avail = evbuffer_get_length(in), take = 0;
 	struct evbuffer_iovec vec[16];
 	px_chunk_data_cb data_cb = f->filtering ? filter_chunk : scan_chunk;
@@ -487,7 +510,8 @@ req_body_batch(struct px_conn *c, struct evbuffer *in, struct evbuffer *out)
 		f->req_left = rc == 1 ? 0 : 1;
 	}
 	if (s.blocked) {
-		abort_request(c, 403, "scan", s.why, PX_OUTCOME_DENIED);
+		abort_request(c, scan_status(s.v), "scan", s.why,
+		    PX_OUTCOME_DENIED);
 		return -1;
 	}
 	c->bytes_up += take;

@@ -685,6 +685,11 @@ inf_check_head(struct px_conn *c, const struct px_request *req)
 	if (f->query[0] != '\0' &&
 	    !(f->op->shape == PX_INF_ANTHROPIC &&
 		strcmp(f->query, "beta=true") == 0)) {
+		/* the query may hold a secret: keep it out of the audit */
+		char *qm = f->target != NULL ? strchr(f->target, '?') : NULL;
+
+		if (qm != NULL)
+			*qm = '\0';
 		inf_refuse(c, 400, "http", NULL,
 		    "query parameters are not accepted", 0);
 		return -1;
@@ -862,12 +867,18 @@ inf_read_body(struct px_conn *c)
 
 /* ---- routing and the backend request ---- */
 
+/* A token count: its value, -1 if absent or null, -2 if it is not a
+ * non-negative integer (a real, a string, a negative number). */
 static int64_t
 int_field(json_t *o, const char *name)
 {
 	json_t *v = json_object_get(o, name);
 
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+	if (v == NULL || json_is_null(v))
+		return -1;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return -2;
+	return (int64_t)json_integer_value(v);
 }
 
 static bool
@@ -1104,11 +1115,27 @@ inf_dispatch(struct px_conn *c)
 	if (json_is_string(v) && json_string_length(v) < sizeof(f->model))
 		axg_strlcpy(f->model, json_string_value(v), sizeof(f->model));
 	r.stream = json_is_true(json_object_get(doc, "stream"));
-	r.max_tokens = int_field(doc, "max_tokens");
-	if (r.max_tokens < 0)
-		r.max_tokens = int_field(doc, "max_completion_tokens");
-	if (r.max_tokens < 0)
-		r.max_tokens = int_field(doc, "max_output_tokens");
+	r.max_tokens = -1;
+	{
+		static const char *const names[] = { "max_tokens",
+			"max_completion_tokens", "max_output_tokens" };
+
+		for (size_t k = 0; k < AXG_ARRAY_LEN(names); k++) {
+			int64_t t = int_field(doc, names[k]);
+
+			if (t == -2) {
+				/* no way around the per-request budget */
+				json_decref(doc);
+				inf_refuse(c, 400, "parse", NULL,
+				    "a max_tokens field is not a non-negative "
+				    "integer",
+				    0);
+				return;
+			}
+			if (t >= 0 && r.max_tokens < 0)
+				r.max_tokens = t;
+		}
+	}
 	json_decref(doc);
 	f->est_prompt = (int64_t)(len / 4);
 	r.method = f->method;
@@ -1423,6 +1450,12 @@ resp_head(struct px_conn *c)
 	}
 	if (rc < 0) {
 		inf_refuse(c, 502, "upstream", NULL, err, 0);
+		return -1;
+	}
+	if (resp.status == 101) {
+		/* the request asked for no upgrade (Upgrade is refused) */
+		inf_refuse(c, 502, "upstream", NULL,
+		    "the backend switched protocols unasked", 0);
 		return -1;
 	}
 	if (resp.status >= 100 && resp.status < 200) {

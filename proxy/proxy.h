@@ -363,7 +363,10 @@ struct px_audit_hook {
 
 enum px_scan_verdict {
 	PX_SCAN_ALLOW = 0,
-	PX_SCAN_BLOCK = 1,
+	PX_SCAN_BLOCK = 1,	 /* a credential: 403 */
+	PX_SCAN_MALFORMED = 2,	 /* an encoded body that does not decode: 400 */
+	PX_SCAN_TOO_LARGE = 3,	 /* decodes beyond the scan's bounds: 413 */
+	PX_SCAN_UNSUPPORTED = 4, /* a Content-Encoding it cannot read: 415 */
 };
 
 /*

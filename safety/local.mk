@@ -11,4 +11,6 @@ libaxgate_la_SOURCES += \
 	%reldir%/scan.c \
 	%reldir%/stream.c \
 	%reldir%/redact.c \
-	%reldir%/proxy-hook.c
+	%reldir%/proxy-hook.c \
+	%reldir%/inflate.h \
+	%reldir%/inflate.c

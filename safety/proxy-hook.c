@@ -15,6 +15,7 @@
 
 #include "common/common.h"
 #include "proxy/proxy.h"
+#include "safety/inflate.h"
 #include "safety/safety-int.h"
 
 _Static_assert((int)LEAK_ALLOW == (int)PX_SCAN_ALLOW, "verdicts agree");
@@ -41,6 +42,7 @@ struct leak_req {
 	uint64_t held_off;	/* body offset of held.data[0] */
 	char **strs;		/* replacement head strings */
 	size_t nstrs;
+	struct leak_coded *coded; /* a gzip or deflate body (inflate.c) */
 };
 
 static const char *const mode_names[] = { "off", "log", "redact", "block" };
@@ -189,6 +191,7 @@ req_free(void *arg)
 	if (rq == NULL)
 		return;
 	leak_stream_free(rq->st);
+	leak_coded_free(rq->coded);
 	leak_findings_free(&rq->f);
 	axg_buf_free(&rq->held);
 	for (size_t i = 0; i < rq->nstrs; i++)
@@ -320,14 +323,21 @@ filter_head(void *arg, const struct px_http_info *req, void **req_state,
 		if (rc > 0 && first == NULL)
 			first = "a header";
 	}
-	if (first == NULL || h->mode == LEAK_MODE_LOG)
+	if (h->mode == LEAK_MODE_LOG)
 		return PX_SCAN_ALLOW;
-	if (h->mode == LEAK_MODE_BLOCK || host_hit) {
+	if (first != NULL && (h->mode == LEAK_MODE_BLOCK || host_hit)) {
 		snprintf(reason, reasonlen, "credential found in %s%s", first,
 		    host_hit ? " (host name)" : "");
 		return PX_SCAN_BLOCK;
 	}
-	return PX_SCAN_ALLOW;
+	/* an encoded body is decoded for the scan, or refused */
+	return leak_coded_open(h->sc, req, &rq->coded, reason, reasonlen);
+}
+
+static void
+coded_report(void *arg, const struct leak_finding *x)
+{
+	report(arg, x, "body", x->offset, LEAK_ACTION_BLOCKED);
 }
 
 /* ---- the body ---- */
@@ -383,6 +393,9 @@ filter_body(void *state, const char *p, size_t n, bool last,
 	char err[256];
 	int rc = 0;
 
+	if (rq->coded != NULL)
+		return leak_coded_body(rq->coded, p, n, last, emit, emit_arg,
+		    coded_report, h, reason, reasonlen);
 	if (n > 0 &&
 	    leak_stream_feed(rq->st, p, n, &rq->f, err, sizeof(err)) < 0)
 		goto failed;

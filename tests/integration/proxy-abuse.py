@@ -10,6 +10,8 @@
 # Usage: proxy-abuse.py (AXGATE, top_srcdir, AXG_SHARED_DIR in the
 # environment).  Prints TAP.
 
+import base64
+import gzip
 import importlib.util
 import os
 import shutil
@@ -18,6 +20,7 @@ import ssl
 import sys
 import tempfile
 import time
+import zlib
 
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
@@ -104,6 +107,19 @@ def run(tap, tmp, daemons):
                     tls=H.server_ctx(certs[1], certs[2]))
     TP = tls.port
     P6 = free_port("::1")
+    # a blackhole: a listener that never accepts, its queue full, so
+    # further SYNs are dropped and a dial can only time out
+    hole = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    hole.bind(("127.0.0.1", 0))
+    hole.listen(0)
+    BP = hole.getsockname()[1]
+    fillers = []
+    for _ in range(3):
+        f = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        f.setblocking(False)
+        f.connect_ex(("127.0.0.1", BP))
+        fillers.append(f)
+    time.sleep(0.2)
     counters = [up, trap3, trap6, echo, silent, tls]
 
     for n in ("allowed.test", "other.test", "a.wild.test", "b.a.wild.test",
@@ -165,10 +181,10 @@ network:
         - {host: 10.0.0.1, port: 80}
     - name: loop
       endpoints:
-        - {cidr: 127.0.0.1/32, ports: [%(UP)d, %(TP)d, %(EP)d, %(SP)d]}
+        - {cidr: 127.0.0.1/32, ports: [%(UP)d, %(TP)d, %(EP)d, %(SP)d, %(BP)d]}
         - {cidr: 127.0.0.2/32, port: %(UP)d}
         - {cidr: "::1/128", port: %(P6)d}
-""" % dict(UP=UP, TP=TP, EP=EP, SP=SP, P6=P6)
+""" % dict(UP=UP, TP=TP, EP=EP, SP=SP, P6=P6, BP=BP)
     public = """version: 1
 name: abuse-public
 network:
@@ -202,14 +218,27 @@ http := {"allow": true, "rule": "all-public", "reason": "any host; its addresses
     if not p.ok():
         tap.ok(False, "axgate serve (all-public policy) starts", p.read_log())
         return tap.done()
-    tap.ok(True, "two daemons serve (explicit and all-public policies)")
+    lg = H.Daemon(tmp, "l", explicit.replace(
+        "name: abuse-explicit", "name: abuse-log") +
+        "safety: {credential_scan: log}\n", dns.port, limits)
+    daemons["l"] = lg
+    if not lg.ok():
+        tap.ok(False, "axgate serve (credential_scan log) starts",
+               lg.read_log())
+        return tap.done()
+    tap.ok(True, "three daemons serve (explicit, all-public and "
+           "credential_scan log policies)")
 
     PX = d.port
-    cases = table(UP, TP, EP, SP, P6, PX)
+    cases = table(UP, TP, EP, SP, P6, PX) + resource_rows(UP, SP, BP)
     for c in cases:
         run_case(tap, daemons, dns, counters, c)
     special_cases(tap, daemons, dns, counters, UP, EP, tmp)
+    resource_cases(tap, daemons, dns, counters, UP, EP, SP, tmp)
     final_checks(tap, daemons, counters)
+    coverage(tap, cases)
+    for f in fillers + [hole]:
+        f.close()
     return tap.done()
 
 
@@ -589,6 +618,7 @@ def table(UP, TP, EP, SP, P6, PX):
               nodns=("%s.attacker.test" % key.lower(),),
               recs_c=[(None, None)] * 2, recs_h=[(None, None)] * 2,
               what="an AWS key id as a DNS label")
+    T += leak_rows(UP, TP)
     # 35. log injection
     T.append(case("a quote in the host", 35,
                   b'CONNECT a"b.test:443 HTTP/1.1\r\nHost: h\r\n\r\n', 400))
@@ -599,7 +629,154 @@ def table(UP, TP, EP, SP, P6, PX):
     return T
 
 
+KEY = b"AKIAQWERTYUIOPASDFGH"  # an AWS access key id (not the example)
+FOUND = [(None, None)] * 2  # the request's record and the finding's
+
+
+def post(UP, body, extra=b"", chunked=False):
+    """A POST to allowed.test with this body (and extra header lines)."""
+    head = (b"POST http://allowed.test:%d/p HTTP/1.1\r\nHost: allowed.test:%d"
+            b"\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            % (UP, UP)) + extra
+    if chunked:
+        return head + b"Transfer-Encoding: chunked\r\n\r\n" + body
+    return head + b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def deflate_raw(data):
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+def leak_rows(UP, TP):
+    """29: a credential hidden from the scanner, and the encoded bodies
+    it must read (gzip, deflate) or refuse (br, zstd, bombs)."""
+    T = []
+    doc = b'{"prompt":"here is my key ' + KEY + b' use it"}'
+    clean = b'{"prompt":"' + b"nothing secret here. " * 200 + b'"}'
+
+    def blocked(name, data, status=403, recs=FOUND, chunks=None, on="x"):
+        T.append(case(name, 29, data, status, "closed", recs, None, on,
+                      "scan", chunks=chunks, check=upstream_none))
+
+    def passes(name, data, check=None, on="x"):
+        T.append(case(name, 29, data, 200, "closed", HTTP, "up", on, "web",
+                      check=check or upstream_has(b"post /p")))
+
+    blocked("a key in a JSON body", post(UP, doc))
+    blocked("a key in the path", b"GET http://allowed.test:%d/x/%s HTTP/1.1"
+            b"\r\nHost: allowed.test:%d\r\n\r\n" % (UP, KEY, UP))
+    blocked("a key in the query", b"GET http://allowed.test:%d/x?k=%s "
+            b"HTTP/1.1\r\nHost: allowed.test:%d\r\n\r\n" % (UP, KEY, UP))
+    blocked("a base64-encoded key in the body",
+            post(UP, b'{"b":"' + base64.b64encode(b"key=" + KEY) + b'"}'))
+    T.append(case("a hex-encoded key in the body", 29,
+                  post(UP, b'{"h":"' + KEY.hex().encode() + b'"}'), 403,
+                  "closed", FOUND, None, "x", "scan", check=upstream_none))
+    T[-1]["todo"] = "the scanner does not decode hex"
+    blocked("a percent-encoded key in the body",
+            post(UP, b"q=" + b"".join(b"%%%02X" % c for c in KEY)))
+    data = post(UP, doc)
+    cut = data.index(KEY) + 8
+    blocked("a key split across two TCP writes", None,
+            chunks=[(data[:cut], 0.4), (data[cut:], 0)])
+    half = len(KEY) // 2
+    body = (b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" %
+            (len(b"key " + KEY[:half]), b"key " + KEY[:half],
+             len(KEY[half:] + b" end"), KEY[half:] + b" end"))
+    blocked("a key split across two chunks", post(UP, body, chunked=True))
+    # encoded bodies: decoded for the scan (block and redact modes)
+    for enc, z in ((b"gzip", gzip.compress), (b"x-gzip", gzip.compress),
+                   (b"deflate", zlib.compress),
+                   (b"deflate", deflate_raw)):
+        what = enc.decode() + (" (raw)" if z is deflate_raw else "")
+        blocked("a key in a %s body" % what,
+                post(UP, z(doc), b"Content-Encoding: %s\r\n" % enc))
+        passes("a clean %s body is forwarded encoded" % what,
+               post(UP, z(clean), b"Content-Encoding: %s\r\n" % enc),
+               check=upstream_has(b"content-encoding: " + enc))
+    blocked("a key in the second gzip member",
+            post(UP, gzip.compress(clean) + gzip.compress(doc),
+                 b"Content-Encoding: gzip\r\n"))
+    blocked("a key in a chunked gzip body",
+            post(UP, b"%x\r\n%s\r\n0\r\n\r\n" % (
+                len(gzip.compress(doc)), gzip.compress(doc)),
+                b"Content-Encoding: gzip\r\n", chunked=True))
+    # a key deep in a large compressed body: settled bytes stream on,
+    # the key is still found
+    big = b'{"p":"' + b"lorem ipsum dolor sit amet " * 20000 + KEY + b'"}'
+    blocked("a key after 500 KiB of a gzip body", post(
+        UP, gzip.compress(big), b"Content-Encoding: gzip\r\n"))
+    bomb = gzip.compress(b"\0" * (8 << 20))
+    blocked("a gzip bomb (8 MiB of zeros in %d bytes): 413" % len(bomb),
+            post(UP, bomb, b"Content-Encoding: gzip\r\n"), 413, HTTP)
+    blocked("a corrupt gzip body: 400",
+            post(UP, b"\x1f\x8b\x08\x00garbage-not-deflate" * 4,
+                 b"Content-Encoding: gzip\r\n"), 400, HTTP)
+    blocked("a truncated gzip body: 400",
+            post(UP, gzip.compress(clean)[:-12],
+                 b"Content-Encoding: gzip\r\n"), 400, HTTP)
+    blocked("junk after a deflate stream: 400",
+            post(UP, zlib.compress(clean) + b"junk",
+                 b"Content-Encoding: deflate\r\n"), 400, HTTP)
+    for ce in (b"br", b"zstd", b"compress", b"gzip, gzip", b"identity, gzip",
+               b"gzip\r\nContent-Encoding: gzip"):
+        blocked("Content-Encoding %s: 415" % ce.decode().replace("\r\n", " + "),
+                post(UP, b"\x1b\x00\x00secret", b"Content-Encoding: %s\r\n"
+                     % ce), 415, HTTP)
+    passes("Content-Encoding identity is scanned as it is",
+           post(UP, clean, b"Content-Encoding: identity\r\n"))
+    # credential_scan: log reads nothing it cannot and refuses nothing
+    passes("credential_scan log: a br body passes",
+           post(UP, b"\x1b\x00\x00" + KEY, b"Content-Encoding: br\r\n"),
+           on="l")
+    # a key as the SNI of an allowed tunnel: a mismatch, reset
+    T.append(case("a key as the SNI of an allowed tunnel: reset", 29,
+                  b"CONNECT allowed.test:%d HTTP/1.1\r\nHost: h\r\n\r\n" % TP,
+                  200, "reset", "any", "tls",
+                  then=sender(client_hello(KEY.decode() + ".attacker.test")),
+                  check=has_rec(4001, NET_RESET)))
+    return T
+
+
+def resource_rows(UP, SP, BP):
+    """14 and 30 as table rows: slowloris at 1 byte/s, an upstream that
+    accepts and never answers, a blackhole destination."""
+    T = []
+    T.append(case("slowloris: one byte a second gets 408 within the head "
+                  "timeout", 14, None, 408, recs=HTTP, wait=8,
+                  chunks=[(bytes([c]), 1.0) for c in
+                          b"GET http://allowed.test/ HTTP/1.1\r\n"],
+                  check=elapsed_below(5.0)))
+    T.append(case("an upstream that accepts and never answers: 504 in the "
+                  "idle timeout", 30,
+                  b"GET http://allowed.test:%d/ HTTP/1.1\r\nHost: allowed.test"
+                  b":%d\r\n\r\n" % (SP, SP), (502, 504), "closed", HTTP,
+                  "silent", rule="web", wait=10, check=elapsed_below(8.0)))
+    T.append(case("CONNECT to a blackhole: 504 in the connect timeout", 30,
+                  b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: h\r\n\r\n" % BP,
+                  504, "closed", [(4001, NET_FAIL)], False, wait=8,
+                  check=elapsed_below(5.0)))
+    T.append(case("GET to a blackhole: 504 in the connect timeout", 30,
+                  b"GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d"
+                  b"\r\n\r\n" % (BP, BP), 504, "closed", HTTP, False, wait=8,
+                  check=elapsed_below(5.0)))
+    return T
+
+
 # ---------------------------------------------------------------- checks
+
+
+def has_rec(cls, act):
+    def f(res, recs):
+        sigs = [H.rec_sig(r) for r in recs]
+        return (cls, act) in sigs, sigs
+    return f
+
+
+def upstream_none(res, recs):
+    return not res["upstream_heads"], res["upstream_heads"]
+
 
 
 def sender(data):
@@ -736,7 +913,10 @@ def run_case(tap, daemons, dns, counters, c):
                                            "status_code", "firewall_rule",
                                            "status_detail", "message")})
                 for r in recs)[:1500]
-        tap.ok(not problems, label, diag)
+        if c.get("todo"):
+            tap.todo(not problems, label, c["todo"], diag)
+        else:
+            tap.ok(not problems, label, diag)
 
 
 def special_cases(tap, daemons, dns, counters, UP, EP, tmp):
@@ -881,6 +1061,219 @@ def final_checks(tap, daemons, counters):
         secret = [r for r in recs if "qwertyuiopasdfgh" in str(r).lower()]
         tap.ok(not secret, "[%s] the key never appears in the audit" % on,
                str(secret)[:500])
+
+
+# ---------------------------------------------------------------- resources
+
+SPECIAL = {7, 12, 33, 34, 14, 30}  # cases with rows outside the table
+
+
+def flood(port, payload, n, wait=8.0):
+    """n connections at once, each sending payload; returns the statuses."""
+    out = [None] * n
+
+    def one(i):
+        try:
+            st, _, _, _ = H.exchange(port, payload, wait=wait, settle=0.2)
+            out[i] = st
+        except OSError as e:
+            out[i] = str(e)
+    ths = [H.threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join(wait + 5)
+    return out
+
+
+def resource_cases(tap, daemons, dns, counters, UP, EP, SP, tmp):
+    d = daemons["x"]
+    pid = d.proc.pid
+    # 14. absurd heads from 48 clients at once: answered, memory bounded
+    # (what a proxy that buffered them would hold: 48 MiB)
+    w = H.RssWatch(pid)
+    n0 = len(d.records())
+    sts = flood(d.port, b"CONNECT " + b"a" * (1 << 20) +
+                b":443 HTTP/1.1\r\n\r\n", 24)
+    sts += flood(d.port, b"GET http://allowed.test:%d/ HTTP/1.1\r\nX-A: " %
+                 UP + b"b" * (1 << 20), 24)
+    grew = w.stop()
+    tap.ok(all(s in (400, 414, 431) for s in sts),
+           "#14 48 concurrent 1 MiB heads (host, field without CRLF): "
+           "400/414/431", sts)
+    tap.ok(grew < 24 * 1024, "#14 ... while the proxy's memory grew by "
+           "%d KiB (bound 24 MiB; 48 MiB were sent)" % grew, grew)
+    H.poll(lambda: len(d.records()) >= n0 + 48, 5)
+    tap.ok(len(d.records()) - n0 == 48, "#14 ... one audit record each",
+           len(d.records()) - n0)
+
+    # 30. idle tunnels: all answered, bounded memory, all closed by the
+    # idle timeout with two records each
+    N = 300
+    silent = counters[4]
+    act0 = d.metric("axgate_connections_active")
+    a0 = silent.accepts
+    n0 = len(d.records())
+    base = H.rss_kb(pid)
+    socks, ok200 = [], 0
+    for i in range(N):
+        s = socket.create_connection(("127.0.0.1", d.port), timeout=5)
+        s.sendall(b"CONNECT allowed.test:%d HTTP/1.1\r\nHost: h\r\n\r\n" % SP)
+        socks.append(s)
+    for s in socks:
+        try:
+            if s.recv(100).startswith(b"HTTP/1.1 200"):
+                ok200 += 1
+        except OSError:
+            pass
+    per = (H.rss_kb(pid) - base) * 1024 // N
+    act = d.metric("axgate_connections_active")
+    tap.ok(ok200 == N and silent.accepts - a0 == N,
+           "#30 %d idle tunnels opened, one upstream dial each" % N,
+           (ok200, silent.accepts - a0))
+    tap.ok(act - act0 >= N, "#30 ... counted in axgate_connections_active",
+           (act0, act))
+    tap.diag("#30 proxy memory per idle tunnel: %d bytes (sanitizer "
+             "builds count their redzones)" % per)
+    tap.ok(per < 256 * 1024, "#30 ... memory per idle tunnel under 256 "
+           "KiB", per)
+    closed = 0
+    for s in socks:
+        s.settimeout(8)
+        try:
+            if s.recv(100) == b"":
+                closed += 1
+        except OSError:
+            closed += 1
+        s.close()
+    tap.ok(closed == N, "#30 ... all ended by the idle timeout", closed)
+    H.poll(lambda: d.metric("axgate_connections_active") <= act0, 5)
+    tap.ok(d.metric("axgate_connections_active") <= act0,
+           "#30 ... and no longer counted as active")
+    H.poll(lambda: len(d.records()) >= n0 + 2 * N, 10)
+    recs = d.records()[n0:]
+    sigs = [H.rec_sig(r) for r in recs]
+    tap.ok(sigs.count((4001, NET_OPEN)) == N and
+           sigs.count((4001, NET_CLOSE)) == N,
+           "#30 ... two audit records each (open, close)",
+           (sigs.count((4001, NET_OPEN)), sigs.count((4001, NET_CLOSE))))
+
+    # 30. a client that never reads a tunnel answering everything:
+    # backpressure stops the transfer, memory stays bounded
+    w = H.RssWatch(pid)
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=5)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+    s.sendall(b"CONNECT allowed.test:%d HTTP/1.1\r\nHost: h\r\n\r\n" % EP)
+    head = s.recv(100)
+    sent = 0
+    s.settimeout(3)
+    chunk = b"x" * 65536
+    try:
+        while sent < (64 << 20):
+            sent += s.send(chunk)
+    except (socket.timeout, OSError):
+        pass
+    grew = w.stop()
+    s.close()
+    tap.ok(head.startswith(b"HTTP/1.1 200") and sent < (64 << 20),
+           "#30 a client that never reads: the proxy stops reading from it "
+           "(%d KiB accepted of 64 MiB)" % (sent >> 10), (head[:20], sent))
+    tap.ok(grew < 16 * 1024, "#30 ... and holds under 16 MiB for it (grew "
+           "%d KiB)" % grew, grew)
+
+    # 30. a policy with 5000 endpoints: decisions still right and prompt
+    n = 5000
+    eps = "".join("        - {host: h%d.test, port: %d}\n" % (i, UP)
+                  for i in range(n))
+    dns.set("h%d.test" % (n - 1), A=[["127.0.0.1"]])
+    big = ("version: 1\nname: abuse-big\nnetwork:\n  mode: proxy\n"
+           "  policies:\n    - name: many\n      endpoints:\n" + eps +
+           "    - name: loop\n      endpoints:\n"
+           "        - {cidr: 127.0.0.1/32, port: %d}\n" % UP)
+    t0 = time.monotonic()
+    b = H.Daemon(tmp, "big", big, dns.port, {"head_timeout_ms": 1500})
+    daemons["big"] = b
+    if not b.ok():
+        tap.ok(False, "#30 axgate serve loads a policy of %d endpoints" % n,
+               b.read_log()[-2000:])
+        return
+    tap.ok(True, "#30 axgate serve loads a policy of %d endpoints (%.1f s)"
+           % (n, time.monotonic() - t0))
+
+    def deny_time(port):
+        t = time.monotonic()
+        for _ in range(20):
+            st, _, _, _ = H.exchange(port, b"CONNECT nope.test:%d HTTP/1.1"
+                                     b"\r\nHost: h\r\n\r\n" % UP, settle=0.01)
+            if st != 403:
+                return None
+        return (time.monotonic() - t) / 20
+    tb, ts = deny_time(b.port), deny_time(d.port)
+    tap.ok(tb is not None, "#30 ... a host it does not name: 403")
+    if tb is not None and ts:
+        tap.diag("#30 deny round trip: %.2f ms with %d endpoints, %.2f ms "
+                 "with the small policy (ratio %.2f)" % (tb * 1e3, n,
+                                                         ts * 1e3, tb / ts))
+    st, _, body, _ = H.exchange(
+        b.port, b"CONNECT h%d.test:%d HTTP/1.1\r\nHost: h\r\n\r\n" % (n - 1,
+                                                                       UP),
+        then=lambda sock, head: sock.sendall(b"GET / HTTP/1.1\r\nHost: x"
+                                             b"\r\n\r\n"), settle=0.5)
+    tap.ok(st == 200 and b"hello from up" in body,
+           "#30 ... its last endpoint is allowed and dialed", (st, body[:60]))
+
+
+# ---------------------------------------------------------------- coverage
+
+# Cases whose rows live in other suites: (file, a test name in it).
+ELSEWHERE = {
+    22: [("tests/integration/proxy-matrix.py", "SNI")],
+    25: [("tests/integration/inference-serve.sh",
+          "Host other than inference.local is refused"),
+         ("tests/integration/inference-run.sh",
+          "another Host on the inference port is refused"),
+         ("tests/integration/inference-abuse.py", "#25")],
+    26: [("tests/integration/inference-serve.sh", "is refused with 404"),
+         ("tests/integration/inference-abuse.py", "#26")],
+    27: [("tests/integration/inference-serve.sh", "a query is refused"),
+         ("tests/integration/inference-abuse.py", "#27")],
+    28: [("tests/integration/inference-run.sh",
+          "the job's own Authorization never got through"),
+         ("tests/integration/inference-abuse.py", "#28")],
+    31: [("tests/integration/inference-serve.sh",
+          "max_tokens above max_tokens_per_request: 429"),
+         ("tests/integration/inference-serve.sh",
+          "a stalled stream ends with an error event"),
+         ("tests/integration/inference-abuse.py", "#31")],
+    32: [("tests/integration/inference-abuse.py", "#32")],
+}
+# Parts of cases judged not applicable, with the reason (the rest of each
+# case has rows).
+NOT_APPLICABLE = {
+    22: "inner Host / HTTP/2 :authority checks need TLS termination, which "
+        "the proxy does not do (tunnels are opaque past the ClientHello)",
+    29: "a key in a WebSocket frame: the plain path removes Upgrade (case "
+        "24), so frames only travel inside opaque CONNECT tunnels",
+}
+
+
+def coverage(tap, cases):
+    """The ratchet: every case 1-35 of PROXY-ABUSE-CASES has a row."""
+    top = os.environ.get("top_srcdir") or os.path.join(here, "..", "..")
+    have = {c["abuse"] for c in cases} | SPECIAL | {29, 35}
+    for n, refs in ELSEWHERE.items():
+        for f, name in refs:
+            try:
+                with open(os.path.join(top, f), encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            if name in text:
+                have.add(n)
+    missing = [n for n in range(1, 36) if n not in have]
+    tap.ok(not missing, "every abuse case 1-35 has rows (%d not-applicable "
+           "parts recorded)" % len(NOT_APPLICABLE),
+           "no rows for case(s) %r" % missing)
 
 
 if __name__ == "__main__":

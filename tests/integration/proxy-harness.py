@@ -38,6 +38,19 @@ class Tap:
                     print("# " + line, flush=True)
         return cond
 
+    def todo(self, cond, name, why, diag=None):
+        """A known gap: reported as TODO while it fails, a plain pass
+        once it holds."""
+        if cond:
+            return self.ok(True, name)
+        self.n += 1
+        name = name.replace("\n", " ").replace("#", "\\#")
+        print("not ok %d - %s # TODO %s" % (self.n, name, why), flush=True)
+        if diag:
+            for line in str(diag).splitlines()[:5]:
+                print("# " + line, flush=True)
+        return cond
+
     def diag(self, msg):
         for line in str(msg).splitlines():
             print("# " + line, flush=True)
@@ -594,3 +607,63 @@ def match_recs(got, want):
         if a is not None and g.get("activity_id") != a:
             return False
     return True
+
+
+# ---------------------------------------------------------------- memory
+
+
+def descendants(pid):
+    """pid and every process below it."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        ppid = int(st.rsplit(")", 1)[1].split()[1])
+        kids.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += kids.get(p, [])
+    return out
+
+
+def rss_kb(pid):
+    """The resident memory of pid and its descendants, in KiB."""
+    total = 0
+    for p in descendants(pid):
+        try:
+            with open("/proc/%d/status" % p) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+class RssWatch:
+    """Samples rss_kb(pid) every 20 ms in a thread; peak is the highest."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.base = rss_kb(pid)
+        self.peak = self.base
+        self.stop_ = False
+        self.th = threading.Thread(target=self.run, daemon=True)
+        self.th.start()
+
+    def run(self):
+        while not self.stop_:
+            self.peak = max(self.peak, rss_kb(self.pid))
+            time.sleep(0.02)
+
+    def stop(self):
+        self.stop_ = True
+        self.th.join(2)
+        return self.peak - self.base
