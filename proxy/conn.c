@@ -649,7 +649,7 @@ px_conn_timer_fired(struct px_conn *c)
 			if (c->state == PX_ST_TUNNEL || c->state == PX_ST_SNI)
 				finish_tunnel(c, PX_OUTCOME_ALLOWED, "idle");
 			else
-				px_conn_free(c);
+				px_fwd_idle(c);
 			return;
 		}
 		left = idle_ns - (now - c->last_activity_ns);

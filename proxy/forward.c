@@ -442,6 +442,23 @@ abort_request(struct px_conn *c, int status, const char *stage, const char *why,
 	px_conn_refuse(c, outcome, status, stage, why);
 }
 
+void
+px_fwd_idle(struct px_conn *c)
+{
+	if (c->fwd == NULL || c->fwd->resp_started) {
+		px_conn_free(c);
+		return;
+	}
+	if (!c->fwd->req_done)
+		abort_request(c, 408, "parse",
+		    "request body not received within the idle timeout",
+		    PX_OUTCOME_ERROR);
+	else
+		abort_request(c, 504, "upstream",
+		    "the upstream did not answer within the idle timeout",
+		    PX_OUTCOME_ERROR);
+}
+
 static void
 req_body_done(struct px_conn *c)
 {

@@ -145,6 +145,9 @@ void px_fwd_client_read(struct px_conn *c);
 void px_fwd_free(struct px_fwd *f);
 const char *px_fwd_method(const struct px_fwd *f);
 const char *px_fwd_path(const struct px_fwd *f);
+/* The idle timeout of a forwarded request: 408 while its body is still
+ * coming, 504 while its answer has not started, else the end. */
+void px_fwd_idle(struct px_conn *c);
 void px_fwd_upstream_readcb(struct bufferevent *bev, void *arg);
 void px_fwd_upstream_writecb(struct bufferevent *bev, void *arg);
 void px_fwd_upstream_eventcb(struct bufferevent *bev, short what, void *arg);

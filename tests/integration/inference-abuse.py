@@ -11,6 +11,7 @@
 # Usage: inference-abuse.py (AXGATE, top_srcdir in the environment).
 # Prints TAP.
 
+import gzip
 import importlib.util
 import json
 import os
@@ -21,6 +22,7 @@ import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
     "proxy_harness", os.path.join(here, "proxy-harness.py"))
@@ -321,6 +323,11 @@ def run(tap, d, be):
     R("#28 the job's Authorization and x-api-key are replaced, spoofed "
       "headers dropped, Connection: Authorization cannot drop the key",
       req(chat("gpt"), extra=spoof), 200, reached=1, check=injected)
+    # 29. an encoded prompt cannot slip past the scanner
+    R("#29 a gzip-encoded prompt with a key: refused, nothing forwarded",
+      req(gzip.compress(chat("gpt", content="AKIAQWERTYUIOPASDFGH")),
+          extra=b"Content-Encoding: gzip\r\n"), (400, 403, 415), "closed",
+      reached=0)
     # 31. token budget edge cases
     R("#31 no max_tokens: allowed", req(chat("gpt")), 200, reached=1)
     R("#31 an enormous max_tokens (a real): 400, no budget bypass",

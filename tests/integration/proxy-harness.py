@@ -348,7 +348,7 @@ class Daemon:
     the events), its audit file and its admin listener."""
 
     def __init__(self, tmp, name, policy_text, resolver_port, limits=None,
-                 extra_files=None, listen6="[::1]:0"):
+                 extra_files=None, listen6="[::1]:0", asan=""):
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         os.chmod(self.dir, 0o755)
@@ -368,8 +368,11 @@ class Daemon:
             for k, v in (limits or {}).items():
                 f.write("  %s: %s\n" % (k, v))
         env = dict(os.environ)
+        # asan: more sanitizer options (quarantine_size_mb=0 for a daemon
+        # whose memory is measured: freed memory is reused at once)
         env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") +
-                               ":detect_leaks=0").lstrip(":")
+                               ":detect_leaks=0" +
+                               (":" + asan if asan else "")).lstrip(":")
         self.logf = open(self.log, "w")
         self.proc = subprocess.Popen(
             [os.environ["AXGATE"], "serve", "--config", conf,
