@@ -23,6 +23,7 @@
 
 static void up_eventcb(struct bufferevent *bev, short what, void *arg);
 static void dial_next(struct px_conn *c);
+static void connected(struct px_conn *c);
 
 /* ---- the head ---- */
 
@@ -38,6 +39,7 @@ begin_request(struct px_conn *c)
 	c->sni = NULL;
 	c->bytes_up = c->bytes_down = 0;
 	c->rule[0] = c->reason[0] = '\0';
+	c->no_pool = false;
 	memset(&c->target, 0, sizeof(c->target));
 	free(c->addrs);
 	c->addrs = NULL;
@@ -344,11 +346,49 @@ px_conn_resolve_and_dial(struct px_conn *c)
 
 /* ---- dialing ---- */
 
+/* A plain request goes on a kept upstream connection to one of its
+ * judged addresses, in their order, when there is one. */
+static bool
+take_kept(struct px_conn *c)
+{
+	char key[PX_UPOOL_KEY_MAX];
+	struct sockaddr_storage addr;
+	bool has_addr;
+
+	if (c->is_connect || c->no_pool || c->px->http_pool == NULL ||
+	    c->next_addr != 0)
+		return false;
+	for (unsigned k = 0; k < c->naddrs; k++) {
+		if (!px_fwd_pool_key(c, &c->addrs[k], key, sizeof(key)))
+			return false;
+		c->up = px_upool_take(c->px->http_pool, key, &addr, &has_addr);
+		if (c->up == NULL)
+			continue;
+		c->up_addr = c->addrs[k];
+		c->next_addr = c->naddrs; /* a failure redials from the first */
+		px_fwd_mark_reused(c);
+		connected(c);
+		return true;
+	}
+	return false;
+}
+
+void
+px_conn_redial(struct px_conn *c)
+{
+	c->no_pool = true;
+	c->dialed = false;
+	c->next_addr = 0;
+	dial_next(c);
+}
+
 static void
 dial_next(struct px_conn *c)
 {
 	struct px_proxy *px = c->px;
 
+	if (take_kept(c))
+		return;
 	if (c->up != NULL) {
 		bufferevent_free(c->up);
 		c->up = NULL;

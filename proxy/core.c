@@ -37,6 +37,8 @@ px_config_default(struct px_config *cfg)
 	cfg->sni_mode = PX_SNI_REQUIRE;
 	cfg->tls_ports[0] = 443;
 	axg_strlcpy(cfg->via, "axgate", sizeof(cfg->via));
+	cfg->http_pool_max_idle = 64;
+	cfg->http_pool_idle_ms = 15000;
 }
 
 uint64_t
@@ -832,6 +834,7 @@ px_proxy_free(struct px_proxy *px)
 		}
 	}
 	px_inf_proxy_free(px);
+	px_upool_free(px->http_pool);
 	free(px->hdrs);
 	free(px);
 }
