@@ -505,7 +505,10 @@ req_body_done(struct px_conn *c)
 	struct scan_ctx s = { c, false, "credential found in the request" };
 
 	c->fwd->req_done = true;
-	bufferevent_disable(c->cli, EV_READ);
+	/* after a bodiless request reading goes on, bounded by the head
+	 * watermark: a pipelined head waits in the input (px_fwd_connected) */
+	if (c->fwd->req_kind != PX_BODY_NONE)
+		bufferevent_disable(c->cli, EV_READ);
 	if (scan_last(c, &s))
 		abort_request(c, 403, "scan", s.why, PX_OUTCOME_DENIED);
 }
@@ -585,6 +588,8 @@ px_fwd_client_read(struct px_conn *c)
 	size_t hwm = c->px->cfg.tunnel_high_watermark;
 	ssize_t n;
 
+	if (f != NULL && f->req_done && f->req_kind == PX_BODY_NONE)
+		return; /* the next head: left in the input, bounded */
 	if (f == NULL || f->req_done || c->up == NULL) {
 		bufferevent_disable(c->cli, EV_READ);
 		return;
@@ -636,7 +641,7 @@ static int
 send_resp_head(struct px_conn *c, const char *p, const struct px_response *r)
 {
 	struct px_fwd *f = c->fwd;
-	struct evbuffer *out = bufferevent_get_output(c->cli);
+	struct evbuffer *out = c->px->scratch; /* px_send_now() sends it */
 	const char *eol = memchr(p, '\r', r->head_len);
 
 	if (r->status >= 100 && r->status < 200) {
@@ -695,7 +700,7 @@ resp_body(struct px_conn *c)
 {
 	struct px_fwd *f = c->fwd;
 	struct evbuffer *in = bufferevent_get_input(c->up);
-	struct evbuffer *out = bufferevent_get_output(c->cli);
+	struct evbuffer *out = c->px->scratch; /* px_send_now() sends it */
 	size_t avail = evbuffer_get_length(in), take = 0;
 	uint64_t max = c->px->cfg.max_response_body;
 	size_t hwm = c->px->cfg.tunnel_high_watermark;
@@ -745,10 +750,12 @@ resp_body(struct px_conn *c)
 		evbuffer_drain(in, take);
 	else
 		evbuffer_remove_buffer(in, out, take);
+	px_send_now(c->cli, out);
 	if (f->resp_done) {
 		fwd_finish(c);
 		return;
 	}
+	out = bufferevent_get_output(c->cli);
 	if (evbuffer_get_length(out) >= hwm) {
 		bufferevent_disable(c->up, EV_READ);
 		bufferevent_setwatermark(c->cli, EV_WRITE, hwm / 2, hwm / 2);
@@ -763,6 +770,8 @@ px_fwd_upstream_readcb(struct bufferevent *bev, void *arg)
 	struct evbuffer *in = bufferevent_get_input(bev);
 
 	c->last_activity_ns = px_now_ns();
+	/* what an aborted answer left unsent is not this one's */
+	evbuffer_drain(c->px->scratch, evbuffer_get_length(c->px->scratch));
 	while (!f->resp_head_done) {
 		struct px_response r;
 		size_t len = evbuffer_get_length(in);
@@ -788,6 +797,7 @@ px_fwd_upstream_readcb(struct bufferevent *bev, void *arg)
 		evbuffer_drain(in, r.head_len);
 	}
 	if (f->resp_done) {
+		px_send_now(c->cli, c->px->scratch);
 		fwd_finish(c);
 		return;
 	}
@@ -836,6 +846,8 @@ px_fwd_upstream_eventcb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if (f->resp_kind == PX_BODY_CLOSE && (what & BEV_EVENT_EOF)) {
+		evbuffer_drain(c->px->scratch,
+		    evbuffer_get_length(c->px->scratch));
 		resp_body(c);
 		if (c->fwd == f && !f->resp_done) {
 			f->resp_done = true;
@@ -861,23 +873,34 @@ px_fwd_connected(struct px_conn *c)
 	    px_fwd_upstream_writecb, px_fwd_upstream_eventcb, c);
 	/* a filtered body sends the head with its first bytes; on a kept
 	 * connection a copy goes, for a resend if it turns out closed */
-	if (f->reused)
-		evbuffer_add(bufferevent_get_output(c->up),
-		    evbuffer_pullup(f->head_out, -1),
+	if (f->reused) {
+		struct evbuffer *copy = c->px->scratch;
+
+		evbuffer_drain(copy, evbuffer_get_length(copy));
+		evbuffer_add(copy, evbuffer_pullup(f->head_out, -1),
 		    evbuffer_get_length(f->head_out));
-	else if (!f->filtering || f->req_kind == PX_BODY_NONE)
-		evbuffer_add_buffer(bufferevent_get_output(c->up), f->head_out);
+		px_send_now(c->up, copy);
+	} else if (!f->filtering || f->req_kind == PX_BODY_NONE) {
+		px_send_now(c->up, f->head_out);
+	}
 	f->head_sent =
 	    f->reused || !f->filtering || f->req_kind == PX_BODY_NONE;
-	bufferevent_enable(c->up, EV_READ | EV_WRITE);
-	bufferevent_setwatermark(c->cli, EV_READ, 0, 0);
+	px_bev_enable(c->up);
 	c->last_activity_ns = px_now_ns();
 	px_conn_arm(c, c->px->cfg.idle_timeout_ms);
 	if (f->req_kind == PX_BODY_NONE) {
+		/* Keep reading the client, bounded by the head watermark
+		 * (set by px_conn_start_head): its end of stream is noticed
+		 * and its next request waits in the input, and the next
+		 * px_conn_start_head() changes nothing in epoll.  On a kept
+		 * upstream this undoes, in the same loop turn, the disabling
+		 * of px_conn_resolve_and_dial(). */
+		bufferevent_enable(c->cli, EV_READ);
 		if (!f->req_done) /* not again on a resend */
 			req_body_done(c);
 		return;
 	}
+	bufferevent_setwatermark(c->cli, EV_READ, 0, 0);
 	bufferevent_enable(c->cli, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_input(c->cli)) > 0)
 		px_fwd_client_read(c);

@@ -66,6 +66,7 @@ struct px_proxy {
 	void *ssl_ctx;		      /* SSL_CTX for https backends */
 	struct px_inf_pool *inf_pool; /* inference.c: per-backend pools */
 	struct px_upool *http_pool;   /* forward.c: kept plain upstreams */
+	struct evbuffer *scratch;     /* an answer being built (px_send_now) */
 };
 
 struct px_fwd; /* forward.c */
@@ -170,6 +171,15 @@ bool px_is_self(const struct px_proxy *px, const struct sockaddr *sa);
  * in CRLF, or NULL) and close (lingering). */
 void px_conn_reply_raw(struct px_conn *c, int status, const char *extra,
     const char *ctype, const char *body, size_t len);
+/* Send what src holds on bev's socket at once when nothing is queued
+ * before it (one writev, no writable-event round trip through epoll);
+ * what the socket does not take is queued on bev.  src is left empty. */
+void px_send_now(struct bufferevent *bev, struct evbuffer *src);
+/* Enable reading on bev, and writing unless it is enabled already
+ * (enabling it again would ask epoll for a writable event with nothing
+ * to write). */
+void px_bev_enable(struct bufferevent *bev);
+
 /* Close once the output is written (lingering like a refusal). */
 void px_conn_close_after_write(struct px_conn *c);
 const char *px_status_text(int status);
