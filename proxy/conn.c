@@ -443,8 +443,16 @@ connected(struct px_conn *c)
 		px_fwd_connected(c);
 		return;
 	}
-	evbuffer_add_printf(bufferevent_get_output(c->cli),
-	    "HTTP/1.1 200 Connection established\r\n\r\n");
+	{
+		static const char ok[] =
+		    "HTTP/1.1 200 Connection established\r\n\r\n";
+		struct evbuffer *msg = px->scratch;
+
+		/* written now: no writable-event round trip */
+		evbuffer_drain(msg, evbuffer_get_length(msg));
+		evbuffer_add(msg, ok, sizeof(ok) - 1);
+		px_send_now(c->cli, msg);
+	}
 	px_conn_audit_open(c);
 	c->state = is_tls_port(&px->cfg, c->target.port) &&
 		px->cfg.sni_mode != PX_SNI_OFF
@@ -453,8 +461,10 @@ connected(struct px_conn *c)
 	bufferevent_setcb(c->up, px_tunnel_readcb, px_tunnel_writecb,
 	    px_tunnel_eventcb, c);
 	bufferevent_setwatermark(c->cli, EV_READ, 0, 0);
-	bufferevent_enable(c->up, EV_READ | EV_WRITE);
-	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
+	/* writing is enabled on both already: enabling it again would ask
+	 * epoll for writable events with nothing to write */
+	px_bev_enable(c->up);
+	px_bev_enable(c->cli);
 	c->last_activity_ns = px_now_ns();
 	px_conn_arm(c, px->cfg.idle_timeout_ms);
 	/* bytes that arrived right behind the head */

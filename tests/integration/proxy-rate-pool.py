@@ -39,6 +39,8 @@ class Upstream:
         "/eof": b"HTTP/1.1 200 OK\r\n\r\nok",
         "/drop": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
         "/post": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        "/badchunk": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                     b"\r\nzz\r\nok\r\n0\r\n\r\n",
     }
 
     def __init__(self):
@@ -94,6 +96,8 @@ class Upstream:
                 if path == "/drop":
                     time.sleep(0.2)  # then the idle connection goes away
                     return
+        except OSError:
+            pass
         finally:
             c.close()
 
@@ -103,7 +107,15 @@ class Upstream:
 
 
 def read_response(s):
-    """One response on s (Content-Length or chunked or to EOF)."""
+    """One response on s (Content-Length or chunked or to EOF); what
+    came before a reset."""
+    try:
+        return read_response1(s)
+    except ConnectionResetError:
+        return b""
+
+
+def read_response1(s):
     data = b""
     while b"\r\n\r\n" not in data:
         d = s.recv(4096)
@@ -193,6 +205,15 @@ def main():
             r, y = go("/ka")
             tap.ok(r.startswith(b"HTTP/1.1 200") and y[0] != x[0],
                    "no reuse after %s" % what, "%r %r" % (x, y))
+
+        # a response the proxy cannot frame (a bad chunk size) ends both
+        # connections; the next request dials anew
+        r, x = go("/badchunk")
+        s.close()
+        s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+        r, y = go("/ka")
+        tap.ok(r.startswith(b"HTTP/1.1 200") and y[0] != x[0],
+               "no reuse after an upstream framing error", "%r %r" % (x, y))
 
         # a request with a body: sent on its own new connection, which is
         # kept after a complete answer
