@@ -23,6 +23,7 @@
 
 static void up_eventcb(struct bufferevent *bev, short what, void *arg);
 static void dial_next(struct px_conn *c);
+static void connected(struct px_conn *c);
 
 /* ---- the head ---- */
 
@@ -38,6 +39,7 @@ begin_request(struct px_conn *c)
 	c->sni = NULL;
 	c->bytes_up = c->bytes_down = 0;
 	c->rule[0] = c->reason[0] = '\0';
+	c->no_pool = false;
 	memset(&c->target, 0, sizeof(c->target));
 	free(c->addrs);
 	c->addrs = NULL;
@@ -344,11 +346,49 @@ px_conn_resolve_and_dial(struct px_conn *c)
 
 /* ---- dialing ---- */
 
+/* A plain request goes on a kept upstream connection to one of its
+ * judged addresses, in their order, when there is one. */
+static bool
+take_kept(struct px_conn *c)
+{
+	char key[PX_UPOOL_KEY_MAX];
+	struct sockaddr_storage addr;
+	bool has_addr;
+
+	if (c->is_connect || c->no_pool || c->px->http_pool == NULL ||
+	    c->next_addr != 0)
+		return false;
+	for (unsigned k = 0; k < c->naddrs; k++) {
+		if (!px_fwd_pool_key(c, &c->addrs[k], key, sizeof(key)))
+			return false;
+		c->up = px_upool_take(c->px->http_pool, key, &addr, &has_addr);
+		if (c->up == NULL)
+			continue;
+		c->up_addr = c->addrs[k];
+		c->next_addr = c->naddrs; /* a failure redials from the first */
+		px_fwd_mark_reused(c);
+		connected(c);
+		return true;
+	}
+	return false;
+}
+
+void
+px_conn_redial(struct px_conn *c)
+{
+	c->no_pool = true;
+	c->dialed = false;
+	c->next_addr = 0;
+	dial_next(c);
+}
+
 static void
 dial_next(struct px_conn *c)
 {
 	struct px_proxy *px = c->px;
 
+	if (take_kept(c))
+		return;
 	if (c->up != NULL) {
 		bufferevent_free(c->up);
 		c->up = NULL;
@@ -403,8 +443,16 @@ connected(struct px_conn *c)
 		px_fwd_connected(c);
 		return;
 	}
-	evbuffer_add_printf(bufferevent_get_output(c->cli),
-	    "HTTP/1.1 200 Connection established\r\n\r\n");
+	{
+		static const char ok[] =
+		    "HTTP/1.1 200 Connection established\r\n\r\n";
+		struct evbuffer *msg = px->scratch;
+
+		/* written now: no writable-event round trip */
+		evbuffer_drain(msg, evbuffer_get_length(msg));
+		evbuffer_add(msg, ok, sizeof(ok) - 1);
+		px_send_now(c->cli, msg);
+	}
 	px_conn_audit_open(c);
 	c->state = is_tls_port(&px->cfg, c->target.port) &&
 		px->cfg.sni_mode != PX_SNI_OFF
@@ -413,8 +461,10 @@ connected(struct px_conn *c)
 	bufferevent_setcb(c->up, px_tunnel_readcb, px_tunnel_writecb,
 	    px_tunnel_eventcb, c);
 	bufferevent_setwatermark(c->cli, EV_READ, 0, 0);
-	bufferevent_enable(c->up, EV_READ | EV_WRITE);
-	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
+	/* writing is enabled on both already: enabling it again would ask
+	 * epoll for writable events with nothing to write */
+	px_bev_enable(c->up);
+	px_bev_enable(c->cli);
 	c->last_activity_ns = px_now_ns();
 	px_conn_arm(c, px->cfg.idle_timeout_ms);
 	/* bytes that arrived right behind the head */

@@ -37,6 +37,8 @@ px_config_default(struct px_config *cfg)
 	cfg->sni_mode = PX_SNI_REQUIRE;
 	cfg->tls_ports[0] = 443;
 	axg_strlcpy(cfg->via, "axgate", sizeof(cfg->via));
+	cfg->http_pool_max_idle = 64;
+	cfg->http_pool_idle_ms = 15000;
 }
 
 uint64_t
@@ -240,6 +242,31 @@ px_status_text(int status)
 }
 
 void
+px_send_now(struct bufferevent *bev, struct evbuffer *src)
+{
+	struct evbuffer *out = bufferevent_get_output(bev);
+	evutil_socket_t fd = bufferevent_getfd(bev);
+
+	if (fd >= 0 && evbuffer_get_length(out) == 0)
+		while (
+		    evbuffer_get_length(src) > 0 && evbuffer_write(src, fd) > 0)
+			;
+	/* the rest (or an error, which the bufferevent then reports) */
+	if (evbuffer_get_length(src) > 0)
+		evbuffer_add_buffer(out, src);
+}
+
+void
+px_bev_enable(struct bufferevent *bev)
+{
+	/* writing is enabled from the start (a new bufferevent's default)
+	 * and stays so on every path that gets here */
+	bufferevent_enable(bev,
+	    (bufferevent_get_enabled(bev) & EV_WRITE) ? EV_READ
+						      : EV_READ | EV_WRITE);
+}
+
+void
 px_conn_arm(struct px_conn *c, unsigned ms)
 {
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
@@ -252,7 +279,7 @@ px_conn_reply_close(struct px_conn *c, int status, const char *error,
     const char *reason, const char *rule)
 {
 	struct evbuffer *body = evbuffer_new();
-	struct evbuffer *out;
+	struct evbuffer *msg = c->px->scratch;
 
 	if (c->up != NULL) {
 		bufferevent_free(c->up);
@@ -277,18 +304,23 @@ px_conn_reply_close(struct px_conn *c, int status, const char *error,
 		px_json_string(body, rule);
 	}
 	evbuffer_add_printf(body, "}\n");
-	out = bufferevent_get_output(c->cli);
-	evbuffer_add_printf(out,
+	/* the whole answer in one write when the socket takes it */
+	evbuffer_drain(msg, evbuffer_get_length(msg));
+	evbuffer_add_printf(msg,
 	    "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
 	    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
 	    status, px_status_text(status), evbuffer_get_length(body));
-	evbuffer_add_buffer(out, body);
+	evbuffer_add_buffer(msg, body);
 	evbuffer_free(body);
+	px_send_now(c->cli, msg);
 	c->state = PX_ST_CLOSING;
 	bufferevent_setcb(c->cli, cli_readcb, cli_writecb, cli_eventcb, c);
 	bufferevent_setwatermark(c->cli, EV_WRITE, 0, 0);
-	bufferevent_enable(c->cli, EV_WRITE);
 	px_conn_arm(c, PX_LINGER_MS);
+	if (evbuffer_get_length(bufferevent_get_output(c->cli)) == 0)
+		cli_writecb(c->cli, c); /* written: on to the lingering close */
+	else
+		bufferevent_enable(c->cli, EV_WRITE);
 }
 
 void
@@ -435,7 +467,7 @@ px_conn_start_head(struct px_conn *c)
 	bufferevent_setcb(c->cli, cli_readcb, cli_writecb, cli_eventcb, c);
 	/* read no more than a head's worth before it is judged */
 	bufferevent_setwatermark(c->cli, EV_READ, 0, c->px->cfg.http.max_head);
-	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
+	px_bev_enable(c->cli);
 	px_conn_arm(c, c->px->cfg.head_timeout_ms);
 	if (evbuffer_get_length(bufferevent_get_input(c->cli)) > 0)
 		px_conn_on_head(c);
@@ -579,12 +611,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	TAILQ_INSERT_TAIL(&px->conns, c, link);
 	px->stats.active++;
 	c->timer = evtimer_new(px->base, timer_cb, c);
-	{
-		int one = 1;
-
-		/* small heads and answers must not wait for Nagle */
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	}
+	/* TCP_NODELAY comes from the listener (add_listener) */
 	c->cli = bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->timer == NULL || c->cli == NULL) {
 		if (c->cli == NULL)
@@ -664,6 +691,11 @@ px_proxy_new(struct event_base *base, const struct px_config *cfg,
 	}
 	TAILQ_INIT(&px->conns);
 	px->hdrs = axg_calloc(cfg->http.max_headers, sizeof(*px->hdrs));
+	px->scratch = evbuffer_new();
+	if (px->scratch == NULL) {
+		axg_seterr(err, errlen, "proxy: out of memory");
+		goto fail;
+	}
 	px->dns = evdns_base_new(base, 0);
 	if (px->dns == NULL) {
 		axg_seterr(err, errlen, "proxy: cannot create a DNS resolver");
@@ -705,6 +737,14 @@ add_listener(struct px_proxy *px, evutil_socket_t fd, char *err, size_t errlen)
 	if (px->nlisteners >= PX_MAX_LISTENERS)
 		return axg_seterr(err, errlen, "proxy: too many listeners");
 	evutil_make_socket_nonblocking(fd);
+	{
+		int one = 1;
+
+		/* small heads and answers must not wait for Nagle: accepted
+		 * sockets inherit this from the listener (one system call
+		 * less per connection) */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
 	l = evconnlistener_new(px->base, accept_cb, px,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, -1, fd);
 	if (l == NULL)
@@ -837,6 +877,9 @@ px_proxy_free(struct px_proxy *px)
 		}
 	}
 	px_inf_proxy_free(px);
+	px_upool_free(px->http_pool);
+	if (px->scratch != NULL)
+		evbuffer_free(px->scratch);
 	free(px->hdrs);
 	free(px);
 }

@@ -2,8 +2,16 @@
  * forward.c: plain HTTP through the proxy (absolute-form requests).
  *
  * Each request on a client connection is checked and decided on its own
- * and gets its own upstream connection (sent "Connection: close"), so a
- * second request never reuses the first one's upstream.  The request is
+ * (the policy, the address judged) before anything goes upstream.  An
+ * upstream connection whose last response was read whole with exact
+ * framing (Content-Length, chunked or none; HTTP/1.1, no "Connection:
+ * close") is kept per (host, port, judged address) in the worker's pool
+ * (upool.c) and a later bodiless request decided for that same address
+ * may go on it; any other ending (close-delimited, HTTP/1.0, an error, an
+ * aborted or partly sent request) closes it.  A kept connection found
+ * closed before its answer started is replaced by a new dial, once; with
+ * the pool off every request dials its own and says "Connection: close".
+ * The request is
  * rewritten to origin-form; hop-by-hop fields (and those named in
  * Connection) are removed, Host is rewritten from the canonical target,
  * Via is added.  Upgrade is not supported on this path: the field is
@@ -13,6 +21,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include "proxy/proxy-int.h"
@@ -43,6 +52,8 @@ struct px_fwd {
 	bool filtering; /* filter_body sees the body */
 	bool rechunk;	/* the body goes upstream chunked */
 	bool head_sent; /* head_out was moved to the upstream */
+	bool reused;	/* sent on a kept upstream connection */
+	bool up_keep;	/* the upstream connection may be kept after */
 };
 
 const char *
@@ -89,6 +100,72 @@ hop(const struct px_header *h, const struct px_header *hdrs, size_t n)
 		    px_http_is_hop_by_hop(h, hdrs[i].value, hdrs[i].value_len))
 			return true;
 	return false;
+}
+
+static bool
+pool_on(const struct px_proxy *px)
+{
+	return px->cfg.http_pool_max_idle > 0 && px->cfg.http_pool_idle_ms > 0;
+}
+
+/* The pool key of the upstream (host, port, address ss). */
+static bool
+key_of(const struct px_conn *c, const struct sockaddr_storage *ss, char *key,
+    size_t keylen)
+{
+	char ip[INET6_ADDRSTRLEN];
+	const void *a = ss->ss_family == AF_INET6
+	    ? (const void *)&((const struct sockaddr_in6 *)(const void *)ss)
+		  ->sin6_addr
+	    : (const void *)&((const struct sockaddr_in *)(const void *)ss)
+		  ->sin_addr;
+
+	if (inet_ntop(ss->ss_family, a, ip, sizeof(ip)) == NULL)
+		return false;
+	return (size_t)snprintf(key, keylen, "%s|%u|%s", c->target.host,
+		   (unsigned)c->target.port, ip) < keylen;
+}
+
+/* Only a request without a body goes on a kept connection: it can be
+ * sent again whole if that connection turns out closed. */
+bool
+px_fwd_pool_key(const struct px_conn *c, const struct sockaddr_storage *ss,
+    char *key, size_t keylen)
+{
+	return c->fwd != NULL && c->fwd->req_kind == PX_BODY_NONE &&
+	    pool_on(c->px) && key_of(c, ss, key, keylen);
+}
+
+void
+px_fwd_mark_reused(struct px_conn *c)
+{
+	c->fwd->reused = true;
+	c->dialed = true;
+	c->px->stats.http_reused++;
+	bufferevent_setwatermark(c->up, EV_WRITE, 0, 0);
+}
+
+/* Keep c->up for the next request to the same upstream, or close it. */
+static void
+release_upstream(struct px_conn *c)
+{
+	struct px_proxy *px = c->px;
+	struct px_fwd *f = c->fwd;
+	char key[PX_UPOOL_KEY_MAX];
+
+	if (c->up == NULL)
+		return;
+	if (f->up_keep && f->req_done && f->resp_done && c->dialed &&
+	    pool_on(px) && key_of(c, &c->up_addr, key, sizeof(key))) {
+		if (px->http_pool == NULL)
+			px->http_pool = px_upool_new(px->base, 256, 1024, NULL);
+		px_upool_put(px->http_pool, key, c->up, &c->up_addr, true,
+		    px->cfg.http_pool_max_idle, px->cfg.http_pool_idle_ms);
+		c->up = NULL;
+	}
+	if (c->up != NULL)
+		bufferevent_free(c->up);
+	c->up = NULL;
 }
 
 static void
@@ -300,9 +377,9 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 		    "Transfer-Encoding: chunked\r\n");
 	free(edit.values);
 	free(edit.value_lens);
-	evbuffer_add_printf(f->head_out,
-	    "Via: 1.%d %s\r\nConnection: close\r\n\r\n", req->version_minor,
-	    px->cfg.via);
+	evbuffer_add_printf(f->head_out, "Via: 1.%d %s\r\n%s\r\n",
+	    req->version_minor, px->cfg.via,
+	    pool_on(px) ? "" : "Connection: close\r\n");
 	if (f->req_kind == PX_BODY_CHUNKED)
 		px_chunked_init(&f->req_ch, px->cfg.max_request_body,
 		    px->cfg.http.max_line);
@@ -466,7 +543,10 @@ req_body_done(struct px_conn *c)
 		PX_SCAN_ALLOW };
 
 	c->fwd->req_done = true;
-	bufferevent_disable(c->cli, EV_READ);
+	/* after a bodiless request reading goes on, bounded by the head
+	 * watermark: a pipelined head waits in the input (px_fwd_connected) */
+	if (c->fwd->req_kind != PX_BODY_NONE)
+		bufferevent_disable(c->cli, EV_READ);
 	if (scan_last(c, &s))
 		abort_request(c, scan_status(s.v), "scan", s.why,
 		    PX_OUTCOME_DENIED);
@@ -549,6 +629,8 @@ px_fwd_client_read(struct px_conn *c)
 	size_t hwm = c->px->cfg.tunnel_high_watermark;
 	ssize_t n;
 
+	if (f != NULL && f->req_done && f->req_kind == PX_BODY_NONE)
+		return; /* the next head: left in the input, bounded */
 	if (f == NULL || f->req_done || c->up == NULL) {
 		bufferevent_disable(c->cli, EV_READ);
 		return;
@@ -579,10 +661,7 @@ fwd_finish(struct px_conn *c)
 
 	px_conn_audit(c, PX_AUDIT_HTTP, PX_OUTCOME_ALLOWED, f->resp_status,
 	    "done");
-	if (c->up != NULL) {
-		bufferevent_free(c->up);
-		c->up = NULL;
-	}
+	release_upstream(c);
 	px_fwd_free(f);
 	c->fwd = NULL;
 	if (keep) {
@@ -603,7 +682,7 @@ static int
 send_resp_head(struct px_conn *c, const char *p, const struct px_response *r)
 {
 	struct px_fwd *f = c->fwd;
-	struct evbuffer *out = bufferevent_get_output(c->cli);
+	struct evbuffer *out = c->px->scratch; /* px_send_now() sends it */
 	const char *eol = memchr(p, '\r', r->head_len);
 
 	if (r->status >= 100 && r->status < 200) {
@@ -621,6 +700,8 @@ send_resp_head(struct px_conn *c, const char *p, const struct px_response *r)
 	f->resp_left = r->content_length;
 	f->resp_keep = f->keep_alive && r->body != PX_BODY_CLOSE &&
 	    !(f->client_10 && r->body == PX_BODY_CHUNKED);
+	f->up_keep =
+	    r->keep_alive && r->version_minor == 1 && r->body != PX_BODY_CLOSE;
 	evbuffer_add(out, "HTTP/1.1", 8);
 	evbuffer_add(out, p + 8, (size_t)(eol - p) - 8);
 	evbuffer_add(out, "\r\n", 2);
@@ -660,7 +741,7 @@ resp_body(struct px_conn *c)
 {
 	struct px_fwd *f = c->fwd;
 	struct evbuffer *in = bufferevent_get_input(c->up);
-	struct evbuffer *out = bufferevent_get_output(c->cli);
+	struct evbuffer *out = c->px->scratch; /* px_send_now() sends it */
 	size_t avail = evbuffer_get_length(in), take = 0;
 	uint64_t max = c->px->cfg.max_response_body;
 	size_t hwm = c->px->cfg.tunnel_high_watermark;
@@ -710,10 +791,12 @@ resp_body(struct px_conn *c)
 		evbuffer_drain(in, take);
 	else
 		evbuffer_remove_buffer(in, out, take);
+	px_send_now(c->cli, out);
 	if (f->resp_done) {
 		fwd_finish(c);
 		return;
 	}
+	out = bufferevent_get_output(c->cli);
 	if (evbuffer_get_length(out) >= hwm) {
 		bufferevent_disable(c->up, EV_READ);
 		bufferevent_setwatermark(c->cli, EV_WRITE, hwm / 2, hwm / 2);
@@ -728,6 +811,8 @@ px_fwd_upstream_readcb(struct bufferevent *bev, void *arg)
 	struct evbuffer *in = bufferevent_get_input(bev);
 
 	c->last_activity_ns = px_now_ns();
+	/* what an aborted answer left unsent is not this one's */
+	evbuffer_drain(c->px->scratch, evbuffer_get_length(c->px->scratch));
 	while (!f->resp_head_done) {
 		struct px_response r;
 		size_t len = evbuffer_get_length(in);
@@ -753,6 +838,7 @@ px_fwd_upstream_readcb(struct bufferevent *bev, void *arg)
 		evbuffer_drain(in, r.head_len);
 	}
 	if (f->resp_done) {
+		px_send_now(c->cli, c->px->scratch);
 		fwd_finish(c);
 		return;
 	}
@@ -781,15 +867,28 @@ px_fwd_upstream_eventcb(struct bufferevent *bev, short what, void *arg)
 	struct px_conn *c = arg;
 	struct px_fwd *f = c->fwd;
 
-	(void)bev;
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
+	if (f->reused && !f->resp_started &&
+	    evbuffer_get_length(bufferevent_get_input(bev)) == 0) {
+		/* the kept connection had been closed by the upstream: the
+		 * same request (no body, head kept) on a new connection */
+		f->reused = false;
+		f->head_sent = false;
+		bufferevent_free(c->up);
+		c->up = NULL;
+		c->px->stats.http_retried++;
+		px_conn_redial(c);
+		return;
+	}
 	if (!f->resp_head_done) {
 		abort_request(c, 502, "upstream",
 		    "upstream closed before a response", PX_OUTCOME_ERROR);
 		return;
 	}
 	if (f->resp_kind == PX_BODY_CLOSE && (what & BEV_EVENT_EOF)) {
+		evbuffer_drain(c->px->scratch,
+		    evbuffer_get_length(c->px->scratch));
 		resp_body(c);
 		if (c->fwd == f && !f->resp_done) {
 			f->resp_done = true;
@@ -813,19 +912,36 @@ px_fwd_connected(struct px_conn *c)
 	c->state = PX_ST_FORWARD;
 	bufferevent_setcb(c->up, px_fwd_upstream_readcb,
 	    px_fwd_upstream_writecb, px_fwd_upstream_eventcb, c);
-	/* a filtered body sends the head with its first bytes */
-	if (!f->filtering || f->req_kind == PX_BODY_NONE) {
-		evbuffer_add_buffer(bufferevent_get_output(c->up), f->head_out);
-		f->head_sent = true;
+	/* a filtered body sends the head with its first bytes; on a kept
+	 * connection a copy goes, for a resend if it turns out closed */
+	if (f->reused) {
+		struct evbuffer *copy = c->px->scratch;
+
+		evbuffer_drain(copy, evbuffer_get_length(copy));
+		evbuffer_add(copy, evbuffer_pullup(f->head_out, -1),
+		    evbuffer_get_length(f->head_out));
+		px_send_now(c->up, copy);
+	} else if (!f->filtering || f->req_kind == PX_BODY_NONE) {
+		px_send_now(c->up, f->head_out);
 	}
-	bufferevent_enable(c->up, EV_READ | EV_WRITE);
-	bufferevent_setwatermark(c->cli, EV_READ, 0, 0);
+	f->head_sent =
+	    f->reused || !f->filtering || f->req_kind == PX_BODY_NONE;
+	px_bev_enable(c->up);
 	c->last_activity_ns = px_now_ns();
 	px_conn_arm(c, c->px->cfg.idle_timeout_ms);
 	if (f->req_kind == PX_BODY_NONE) {
-		req_body_done(c);
+		/* Keep reading the client, bounded by the head watermark
+		 * (set by px_conn_start_head): its end of stream is noticed
+		 * and its next request waits in the input, and the next
+		 * px_conn_start_head() changes nothing in epoll.  On a kept
+		 * upstream this undoes, in the same loop turn, the disabling
+		 * of px_conn_resolve_and_dial(). */
+		bufferevent_enable(c->cli, EV_READ);
+		if (!f->req_done) /* not again on a resend */
+			req_body_done(c);
 		return;
 	}
+	bufferevent_setwatermark(c->cli, EV_READ, 0, 0);
 	bufferevent_enable(c->cli, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_input(c->cli)) > 0)
 		px_fwd_client_read(c);

@@ -130,95 +130,29 @@ struct inf_ca {
 	SSL_CTX *ctx;
 };
 
-struct inf_idle;
-
-struct inf_backend {
-	struct inf_backend *next;
-	char *key;
-	SSL_SESSION *sess; /* the last resumable session */
-	TAILQ_HEAD(inf_idle_list, inf_idle) idle; /* most recent first */
-	unsigned nidle;
-};
-
-struct inf_idle {
-	TAILQ_ENTRY(inf_idle) link;
-	struct px_inf_pool *pool;
-	struct inf_backend *be;
-	struct bufferevent *bev;
-	struct event *timer;
-	struct sockaddr_storage addr;
-	bool has_addr;
-};
-
+/* The idle connections are in up (upool.c); each backend's slot there
+ * holds its last resumable TLS session. */
 struct px_inf_pool {
 	struct inf_ca *cas;
-	struct inf_backend *backends;
-	unsigned nbackends, nidle;
+	struct px_upool *up;
 	struct px_inf_pool_stats st;
 };
+
+static void
+sess_free(void *p)
+{
+	SSL_SESSION_free(p);
+}
 
 static struct px_inf_pool *
 pool_of(struct px_proxy *px)
 {
-	if (px->inf_pool == NULL)
+	if (px->inf_pool == NULL) {
 		px->inf_pool = axg_calloc(1, sizeof(*px->inf_pool));
+		px->inf_pool->up = px_upool_new(px->base, INF_POOL_MAX_BACKENDS,
+		    INF_POOL_MAX_IDLE, sess_free);
+	}
 	return px->inf_pool;
-}
-
-static struct inf_backend *
-backend_find(struct px_inf_pool *pl, const char *key, bool create)
-{
-	struct inf_backend *be;
-
-	for (be = pl->backends; be != NULL; be = be->next)
-		if (strcmp(be->key, key) == 0)
-			return be;
-	if (!create || pl->nbackends >= INF_POOL_MAX_BACKENDS)
-		return NULL;
-	be = axg_calloc(1, sizeof(*be));
-	be->key = axg_strdup(key);
-	TAILQ_INIT(&be->idle);
-	be->next = pl->backends;
-	pl->backends = be;
-	pl->nbackends++;
-	return be;
-}
-
-static void
-idle_drop(struct inf_idle *i)
-{
-	TAILQ_REMOVE(&i->be->idle, i, link);
-	i->be->nidle--;
-	i->pool->nidle--;
-	i->pool->st.idle = i->pool->nidle;
-	event_free(i->timer);
-	if (i->bev != NULL)
-		bufferevent_free(i->bev);
-	free(i);
-}
-
-/* An idle connection that speaks, closes or fails is of no more use. */
-static void
-idle_readcb(struct bufferevent *bev, void *arg)
-{
-	(void)bev;
-	idle_drop(arg);
-}
-
-static void
-idle_eventcb(struct bufferevent *bev, short what, void *arg)
-{
-	(void)bev;
-	(void)what;
-	idle_drop(arg);
-}
-
-static void
-idle_timercb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	idle_drop(arg);
 }
 
 /* A pooled connection to key, or NULL; *addr receives its peer. */
@@ -226,22 +160,13 @@ static struct bufferevent *
 pool_take(struct px_proxy *px, const char *key, struct sockaddr_storage *addr,
     bool *has_addr)
 {
-	struct px_inf_pool *pl = px->inf_pool;
-	struct inf_backend *be;
-	struct inf_idle *i;
 	struct bufferevent *bev;
 
-	if (pl == NULL || pl->nidle == 0 ||
-	    (be = backend_find(pl, key, false)) == NULL ||
-	    (i = TAILQ_FIRST(&be->idle)) == NULL)
+	if (px->inf_pool == NULL)
 		return NULL;
-	bev = i->bev;
-	i->bev = NULL;
-	*addr = i->addr;
-	*has_addr = i->has_addr;
-	idle_drop(i);
-	bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
-	pl->st.reused++;
+	bev = px_upool_take(px->inf_pool->up, key, addr, has_addr);
+	if (bev != NULL)
+		px->inf_pool->st.reused++;
 	return bev;
 }
 
@@ -252,38 +177,7 @@ pool_put(struct px_proxy *px, const char *key, struct bufferevent *bev,
     const struct sockaddr_storage *addr, bool has_addr, unsigned max,
     unsigned ms)
 {
-	struct px_inf_pool *pl = pool_of(px);
-	struct inf_backend *be = backend_find(pl, key, true);
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-	struct inf_idle *i;
-
-	if (be == NULL || max == 0 || ms == 0 ||
-	    evbuffer_get_length(bufferevent_get_input(bev)) != 0 ||
-	    evbuffer_get_length(bufferevent_get_output(bev)) != 0) {
-		bufferevent_free(bev);
-		return;
-	}
-	while (be->nidle >= max)
-		idle_drop(TAILQ_LAST(&be->idle, inf_idle_list));
-	if (pl->nidle >= INF_POOL_MAX_IDLE) {
-		bufferevent_free(bev);
-		return;
-	}
-	i = axg_calloc(1, sizeof(*i));
-	i->pool = pl;
-	i->be = be;
-	i->bev = bev;
-	i->addr = *addr;
-	i->has_addr = has_addr;
-	i->timer = evtimer_new(px->base, idle_timercb, i);
-	TAILQ_INSERT_HEAD(&be->idle, i, link);
-	be->nidle++;
-	pl->nidle++;
-	pl->st.idle = pl->nidle;
-	bufferevent_setcb(bev, idle_readcb, NULL, idle_eventcb, i);
-	bufferevent_setwatermark(bev, EV_READ, 0, 0);
-	bufferevent_enable(bev, EV_READ);
-	evtimer_add(i->timer, &tv);
+	px_upool_put(pool_of(px)->up, key, bev, addr, has_addr, max, ms);
 }
 
 static SSL_CTX *
@@ -297,7 +191,7 @@ new_client_ctx(const char *ca, char *err, size_t errlen)
 	}
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	/* sessions are kept per backend (inf_backend.sess) */
+	/* sessions are kept per backend (its pool slot) */
 	SSL_CTX_set_session_cache_mode(ctx,
 	    SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 	if (ca != NULL && SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
@@ -350,8 +244,10 @@ px_proxy_inference_pool_stats(const struct px_proxy *px,
     struct px_inf_pool_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (px->inf_pool != NULL)
+	if (px->inf_pool != NULL) {
 		*out = px->inf_pool->st;
+		out->idle = px_upool_idle(px->inf_pool->up);
+	}
 }
 
 static void
@@ -359,17 +255,7 @@ pool_free(struct px_inf_pool *pl)
 {
 	if (pl == NULL)
 		return;
-	while (pl->backends != NULL) {
-		struct inf_backend *be = pl->backends;
-
-		while (!TAILQ_EMPTY(&be->idle))
-			idle_drop(TAILQ_FIRST(&be->idle));
-		if (be->sess != NULL)
-			SSL_SESSION_free(be->sess);
-		pl->backends = be->next;
-		free(be->key);
-		free(be);
-	}
+	px_upool_free(pl->up);
 	while (pl->cas != NULL) {
 		struct inf_ca *ca = pl->cas;
 
@@ -922,7 +808,7 @@ make_upstream(struct px_conn *c, char *err, size_t errlen)
 	struct px_proxy *px = c->px;
 	struct px_inf *f = c->inf;
 	const struct px_hostport *hp = &f->hp;
-	struct inf_backend *be;
+	void **sess;
 	struct bufferevent *bev;
 	SSL_CTX *ctx;
 	SSL *ssl;
@@ -947,9 +833,10 @@ make_upstream(struct px_conn *c, char *err, size_t errlen)
 	/* resume the backend's last session (same context: the key names
 	 * the CA file) */
 	if (px->inf_pool != NULL &&
-	    (be = backend_find(px->inf_pool, f->pool_key, false)) != NULL &&
-	    be->sess != NULL)
-		SSL_set_session(ssl, be->sess);
+	    (sess = px_upool_slot(px->inf_pool->up, f->pool_key, false)) !=
+		NULL &&
+	    *sess != NULL)
+		SSL_set_session(ssl, *sess);
 	bev = bufferevent_openssl_socket_new(px->base, -1, ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL) {
@@ -1350,14 +1237,15 @@ inf_complete(struct px_conn *c)
 
 		if (ssl != NULL) {
 			SSL_SESSION *sess = SSL_get1_session(ssl);
-			struct inf_backend *be = sess != NULL
-			    ? backend_find(pool_of(c->px), f->pool_key, true)
+			void **slot = sess != NULL
+			    ? px_upool_slot(pool_of(c->px)->up, f->pool_key,
+				  true)
 			    : NULL;
 
-			if (be != NULL && SSL_SESSION_is_resumable(sess)) {
-				if (be->sess != NULL)
-					SSL_SESSION_free(be->sess);
-				be->sess = sess;
+			if (slot != NULL && SSL_SESSION_is_resumable(sess)) {
+				if (*slot != NULL)
+					SSL_SESSION_free(*slot);
+				*slot = sess;
 			} else if (sess != NULL) {
 				SSL_SESSION_free(sess);
 			}

@@ -10,4 +10,5 @@ libaxgate_la_SOURCES += \
 	%reldir%/conn.c \
 	%reldir%/forward.c \
 	%reldir%/inference.c \
+	%reldir%/upool.c \
 	%reldir%/json.c

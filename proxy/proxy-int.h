@@ -65,6 +65,8 @@ struct px_proxy {
 	bool has_inf;
 	void *ssl_ctx;		      /* SSL_CTX for https backends */
 	struct px_inf_pool *inf_pool; /* inference.c: per-backend pools */
+	struct px_upool *http_pool;   /* forward.c: kept plain upstreams */
+	struct evbuffer *scratch;     /* an answer being built (px_send_now) */
 };
 
 struct px_fwd; /* forward.c */
@@ -101,6 +103,7 @@ struct px_conn {
 	size_t drained;
 	bool cli_eof, up_eof;
 	bool shut_up_pending, shut_cli_pending;
+	bool no_pool; /* dial a new upstream even if one is kept */
 	struct px_fwd *fwd;
 	bool inf_port; /* accepted on an inference listener */
 	struct px_inf *inf;
@@ -134,6 +137,9 @@ void px_decision_copy(struct px_conn *c, const struct px_decision *d);
 void px_conn_on_head(struct px_conn *c);
 void px_conn_resolve_and_dial(struct px_conn *c);
 void px_conn_timer_fired(struct px_conn *c);
+/* Dial the judged addresses again, from the first, never a kept
+ * upstream (a kept one turned out closed before it answered). */
+void px_conn_redial(struct px_conn *c);
 void px_tunnel_readcb(struct bufferevent *bev, void *arg);
 void px_tunnel_writecb(struct bufferevent *bev, void *arg);
 void px_tunnel_eventcb(struct bufferevent *bev, short what, void *arg);
@@ -153,6 +159,13 @@ void px_fwd_upstream_writecb(struct bufferevent *bev, void *arg);
 void px_fwd_upstream_eventcb(struct bufferevent *bev, short what, void *arg);
 void px_fwd_client_writecb(struct px_conn *c);
 void px_fwd_client_event(struct px_conn *c, short what);
+/* May the request in flight go on a kept upstream connection to the
+ * judged address ss?  Then key (size PX_UPOOL_KEY_MAX) names its pool. */
+#define PX_UPOOL_KEY_MAX (PX_HOST_MAX + 80)
+bool px_fwd_pool_key(const struct px_conn *c, const struct sockaddr_storage *ss,
+    char *key, size_t keylen);
+/* The request in flight goes on the kept connection c->up. */
+void px_fwd_mark_reused(struct px_conn *c);
 
 /* Is sa (with port) one of the proxy's own listeners? */
 bool px_is_self(const struct px_proxy *px, const struct sockaddr *sa);
@@ -161,6 +174,15 @@ bool px_is_self(const struct px_proxy *px, const struct sockaddr *sa);
  * in CRLF, or NULL) and close (lingering). */
 void px_conn_reply_raw(struct px_conn *c, int status, const char *extra,
     const char *ctype, const char *body, size_t len);
+/* Send what src holds on bev's socket at once when nothing is queued
+ * before it (one writev, no writable-event round trip through epoll);
+ * what the socket does not take is queued on bev.  src is left empty. */
+void px_send_now(struct bufferevent *bev, struct evbuffer *src);
+/* Enable reading on bev, and writing unless it is enabled already
+ * (enabling it again would ask epoll for a writable event with nothing
+ * to write). */
+void px_bev_enable(struct bufferevent *bev);
+
 /* Close once the output is written (lingering like a refusal). */
 void px_conn_close_after_write(struct px_conn *c);
 const char *px_status_text(int status);
@@ -178,6 +200,28 @@ const char *px_inf_path(const struct px_inf *f);
 const char *px_inf_route_name(const struct px_inf *f);
 const char *px_inf_backend_url(const struct px_inf *f);
 void px_inf_proxy_free(struct px_proxy *px);
+
+/* upool.c: idle upstream connections per key (see there).  max_keys
+ * bounds the keys, max_idle the idle connections of all keys; slot_free
+ * (or NULL) frees what a key's slot holds. */
+struct px_upool;
+struct px_upool *px_upool_new(struct event_base *base, unsigned max_keys,
+    unsigned max_idle, void (*slot_free)(void *));
+void px_upool_free(struct px_upool *pl);
+/* The caller's slot of key (NULL when absent and !create, or when the
+ * pool holds max_keys keys). */
+void **px_upool_slot(struct px_upool *pl, const char *key, bool create);
+/* An idle connection to key (its callbacks cleared), or NULL; *addr and
+ * *has_addr receive what was put with it.  pl may be NULL. */
+struct bufferevent *px_upool_take(struct px_upool *pl, const char *key,
+    struct sockaddr_storage *addr, bool *has_addr);
+/* Keep bev, idle with its last response read whole and nothing pending,
+ * for ms: at most max for key (the oldest goes).  Takes bev in every
+ * case: freed when it cannot be kept (false). */
+bool px_upool_put(struct px_upool *pl, const char *key, struct bufferevent *bev,
+    const struct sockaddr_storage *addr, bool has_addr, unsigned max,
+    unsigned ms);
+unsigned px_upool_idle(const struct px_upool *pl);
 
 /* json.c */
 void px_json_string(struct evbuffer *out, const char *s);

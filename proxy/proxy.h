@@ -463,6 +463,11 @@ struct px_config {
 	enum px_sni_mode sni_mode;     /* on TLS ports */
 	uint16_t tls_ports[PX_MAX_TLS_PORTS]; /* 0-terminated */
 	char via[64];			      /* pseudonym in Via */
+	/* plain HTTP: idle upstream connections kept per (host, port,
+	 * address) for the next request; 0 for either: none kept, every
+	 * request dials its own upstream and says "Connection: close" */
+	unsigned http_pool_max_idle; /* per upstream */
+	unsigned http_pool_idle_ms;  /* how long one is kept */
 };
 
 void px_config_default(struct px_config *cfg);
@@ -479,6 +484,8 @@ struct px_stats {
 	uint64_t dials;
 	uint64_t bytes_up;
 	uint64_t bytes_down;
+	uint64_t http_reused;  /* plain requests sent on a kept upstream */
+	uint64_t http_retried; /* resent: the kept upstream had closed */
 };
 
 /*

@@ -375,6 +375,10 @@ limits_pair(struct cfg *x, const char *key, yaml_node_t *v, const char *kp)
 			l->tunnel_high_watermark = (size_t)u;
 	} else if (strcmp(key, "max_addresses") == 0)
 		get_uint(x, v, kp, 1, 256, &l->max_addresses);
+	else if (strcmp(key, "http_pool_max_idle") == 0)
+		get_uint(x, v, kp, 0, 1024, &l->http_pool_max_idle);
+	else if (strcmp(key, "http_pool_idle_ms") == 0)
+		get_uint(x, v, kp, 0, day, &l->http_pool_idle_ms);
 	else if (strcmp(key, "sni_mode") == 0)
 		sni_mode(x, v, kp, &l->sni_mode);
 	else if (strcmp(key, "tls_ports") == 0) {
@@ -406,7 +410,7 @@ static const char *const limit_keys[] = { "max_head", "max_line", "max_headers",
 	"idle_timeout_ms", "lifetime_ms", "connect_timeout_ms",
 	"dns_timeout_ms", "max_request_body", "max_response_body",
 	"tunnel_high_watermark", "max_addresses", "sni_mode", "tls_ports",
-	"via", NULL };
+	"via", "http_pool_max_idle", "http_pool_idle_ms", NULL };
 
 static void
 top_pair(struct cfg *x, const char *key, yaml_node_t *v, const char *kp)

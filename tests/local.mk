@@ -25,6 +25,7 @@ include %reldir%/sandbox.mk
 include %reldir%/policy-bi-a.mk
 include %reldir%/policy-bi-b.mk
 include %reldir%/server.mk
+include %reldir%/proxyrate.mk
 
 ## Keep going to the summary; the awk still fails the run.
 .IGNORE: check-TESTS

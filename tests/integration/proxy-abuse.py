@@ -202,9 +202,11 @@ connect := {"allow": true, "rule": "all-public", "reason": "any host; its addres
 
 http := {"allow": true, "rule": "all-public", "reason": "any host; its addresses are judged"}
 """
+    # every plain request dials its own upstream (no kept connections), so
+    # that the counters' accepts say whether a request was dialed
     limits = {"head_timeout_ms": 1500, "dns_timeout_ms": 1500,
               "connect_timeout_ms": 1000, "idle_timeout_ms": 2500,
-              "tls_ports": "[443, %d]" % TP}
+              "tls_ports": "[443, %d]" % TP, "http_pool_max_idle": 0}
     d = H.Daemon(tmp, "x", explicit, dns.port, limits,
                  listen6="[::1]:%d" % P6)
     daemons["x"] = d
