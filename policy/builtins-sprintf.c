@@ -24,8 +24,9 @@ struct arg {
 	int64_t i;
 	double d;
 	const struct axv *num; /* A_INT, A_BIG, A_FLOAT */
-	char *s;	       /* A_STRING (owned) */
+	char *s;	       /* A_STRING */
 	size_t slen;
+	bool owned; /* s is ours to free (else borrowed from the value) */
 };
 
 struct spec {
@@ -48,8 +49,13 @@ pad(struct axg_buf *b, const struct spec *sp, const char *body, size_t n,
     bool zero_ok)
 {
 	size_t w = sp->width > 0 ? (size_t)sp->width : 0;
-	size_t cps = axv_utf8_count(body, n), i, sign = 0;
+	size_t cps, i, sign = 0;
 
+	if (w == 0 || n >= 4 * w) { /* no code point is over 4 bytes */
+		axg_buf_append(b, body, n);
+		return;
+	}
+	cps = axv_utf8_count(body, n);
 	if (cps >= w) {
 		axg_buf_append(b, body, n);
 		return;
@@ -153,6 +159,29 @@ put_int_digits(struct axg_buf *b, const struct spec *sp, bool neg,
 	axg_buf_free(&t);
 }
 
+/* The digits of |i| in base (2 to 16, lower case) into buf (at least 65
+ * bytes); returns the start of the NUL-terminated digits. */
+static char *
+i64_digits(int64_t i, int base, char *buf, size_t n)
+{
+	uint64_t u = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
+	char *p = buf + n - 1;
+
+	*p = '\0';
+	do {
+		*--p = "0123456789abcdef"[u % (unsigned)base];
+		u /= (unsigned)base;
+	} while (u > 0);
+	return p;
+}
+
+static bool
+spec_plain(const struct spec *sp)
+{
+	return !sp->minus && !sp->plus && !sp->sharp && !sp->space &&
+	    sp->width < 0 && sp->prec < 0;
+}
+
 static void
 fmt_integer(struct axg_buf *b, const struct spec *sp, const struct arg *a,
     char verb)
@@ -162,8 +191,20 @@ fmt_integer(struct axg_buf *b, const struct spec *sp, const struct arg *a,
 	    : verb == 'b'		      ? 2
 					      : 10;
 	bool neg;
-	char *digits = axv_num_int_digits(a->num, base, &neg);
+	char *digits, buf[72];
 
+	if (a->type == A_INT) {
+		digits = i64_digits(a->i, base, buf, sizeof(buf));
+		if (base == 10 && spec_plain(sp)) {
+			if (a->i < 0)
+				*--digits = '-';
+			axg_buf_puts(b, digits);
+			return;
+		}
+		put_int_digits(b, sp, a->i < 0, digits, verb);
+		return;
+	}
+	digits = axv_num_int_digits(a->num, base, &neg);
 	put_int_digits(b, sp, neg, digits, verb);
 	free(digits);
 }
@@ -408,13 +449,14 @@ make_arg(struct arg *a, const struct axv *v)
 		return;
 	case AXV_STRING:
 		a->type = A_STRING;
-		a->s = axg_strndup(axv_str(v), axv_strlen(v));
+		a->s = (char *)axv_str(v); /* borrowed: the args outlive us */
 		a->slen = axv_strlen(v);
 		return;
 	default:
 		a->type = A_STRING;
 		a->s = axv_to_rego_string(v);
 		a->slen = strlen(a->s);
+		a->owned = true;
 		return;
 	}
 }
@@ -460,19 +502,26 @@ static int
 bi_sprintf(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
 	const char *p, *end;
-	struct arg *av;
+	struct arg *av, avbuf[8];
 	struct axg_buf b;
-	size_t nargs, i, argi = 0;
+	size_t nargs, i, argi = 0, guess;
 	bool reordered = false;
 
 	if (!axp_bi_want(ctx, args, 1, AXV_STRING) ||
 	    !axp_bi_want(ctx, args, 2, AXV_ARRAY))
 		return AXP_BI_ERROR;
 	nargs = axv_array_len(args[1]);
-	av = axg_calloc(nargs ? nargs : 1, sizeof(*av));
-	for (i = 0; i < nargs; i++)
+	av = nargs <= AXG_ARRAY_LEN(avbuf) ? avbuf
+					   : axg_calloc(nargs, sizeof(*av));
+	guess = axv_strlen(args[0]) + 16;
+	for (i = 0; i < nargs; i++) {
 		make_arg(&av[i], axv_array_get(args[1], i));
+		if (av[i].type == A_STRING)
+			guess += av[i].slen;
+	}
 	axg_buf_init(&b, AXP_BIA_STR_MAX);
+	if (guess < AXP_BIA_STR_MAX)
+		(void)axg_buf_reserve(&b, guess);
 	p = axv_str(args[0]);
 	end = p + axv_strlen(args[0]);
 	while (p < end) {
@@ -572,6 +621,12 @@ bi_sprintf(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 			axg_buf_printf(&b, "%%!%c(MISSING)", verb);
 			continue;
 		}
+		if (av[argi].type == A_STRING && (verb == 's' || verb == 'v') &&
+		    spec_plain(&sp)) { /* the common case, without a copy */
+			axg_buf_append(&b, av[argi].s, av[argi].slen);
+			argi++;
+			continue;
+		}
 		format_one(&b, &sp, verb, &av[argi++]);
 	}
 	if (!reordered && argi < nargs) {
@@ -585,8 +640,10 @@ bi_sprintf(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 		axg_buf_putc(&b, ')');
 	}
 	for (i = 0; i < nargs; i++)
-		free(av[i].s);
-	free(av);
+		if (av[i].owned)
+			free(av[i].s);
+	if (av != avbuf)
+		free(av);
 	if (b.len + 1 >= AXP_BIA_STR_MAX) {
 		axg_buf_free(&b);
 		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,

@@ -802,7 +802,9 @@ call_any(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi,
 	}
 	if (rg != NULL)
 		return eval_func(ev, rg, args, loc, out);
-	memset(&ctx, 0, sizeof(ctx));
+	/* not a memset: the message buffer is written only on error */
+	ctx.code = 0;
+	ctx.msg[0] = '\0';
 	ctx.name = bi->name;
 	ctx.strict = ev->strict;
 	ctx.now_ns = ev->now_ns;
@@ -1096,7 +1098,12 @@ exec_call(struct ev *ev, const struct block *b, uint32_t i,
 	if (s->nargs > 16)
 		args = axg_calloc(s->nargs, sizeof(*args));
 	for (j = 0; j < s->nargs; j++) {
-		if ((args[j] = get(ev, &s->args[j])) == NULL) {
+		/* constants and bound locals are lent, not referenced: the
+		 * frame keeps them alive during the call */
+		if ((args[j] = peek(ev, &s->args[j])) != NULL)
+			continue;
+		if (s->args[j].kind == OPD_LOCAL ||
+		    (args[j] = get(ev, &s->args[j])) == NULL) {
 			rc = ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
 			    "unbound argument");
 			goto out;
@@ -1115,7 +1122,9 @@ exec_call(struct ev *ev, const struct block *b, uint32_t i,
 out:
 	axv_unref(out);
 	while (j-- > 0)
-		axv_unref(args[j]);
+		if (s->args[j].kind != OPD_CONST &&
+		    s->args[j].kind != OPD_LOCAL)
+			axv_unref(args[j]);
 	if (args != argv)
 		free(args);
 	return rc;
@@ -1198,6 +1207,80 @@ every_coll(struct ev *ev, const struct block *b, uint32_t i,
 	return run(ev, b, i + 1);
 }
 
+__attribute__((noinline)) static int
+op_with_push(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s)
+{
+	struct with_saved sv;
+	int rc;
+
+	if (with_push(ev, s, &sv) < 0) {
+		with_pop(ev, &sv);
+		return -1;
+	}
+	ev->wstack =
+	    axg_reallocarray(ev->wstack, ev->nw + 1, sizeof(*ev->wstack));
+	ev->wstack[ev->nw++] = sv;
+	rc = run(ev, b, i + 1);
+	sv = ev->wstack[--ev->nw];
+	with_pop(ev, &sv);
+	return rc;
+}
+
+__attribute__((noinline)) static int
+op_with_pop(struct ev *ev, const struct block *b, uint32_t i,
+    const struct stmt *s)
+{
+	/* leave the modifiers for the rest of the body, then put
+	 * them back for backtracking into the expression */
+	struct with_saved sv = ev->wstack[--ev->nw];
+	struct axv *in_input = ev->input;
+	struct cent *in_cache = ev->cache;
+	size_t nin = ev->nov - sv.nov;
+	struct overlay *in_ov = NULL;
+	int rc;
+
+	if (nin > 0) {
+		in_ov = axg_reallocarray(NULL, nin, sizeof(*in_ov));
+		memcpy(in_ov, ev->ov + sv.nov, nin * sizeof(*in_ov));
+	}
+	ev->nov = sv.nov;
+	ev->input = sv.input;
+	ev->cache = sv.cache;
+	rc = run(ev, b, i + 1);
+	ev->input = in_input;
+	ev->cache = in_cache;
+	if (nin > 0) {
+		memcpy(ev->ov + sv.nov, in_ov, nin * sizeof(*in_ov));
+		free(in_ov);
+	}
+	ev->nov = sv.nov + nin;
+	ev->wstack =
+	    axg_reallocarray(ev->wstack, ev->nw + 1, sizeof(*ev->wstack));
+	ev->wstack[ev->nw++] = sv;
+	return rc;
+}
+
+__attribute__((noinline)) static int
+op_any(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
+{
+	size_t mark = ev->ntrail;
+	uint32_t alt;
+	int rc;
+
+	rc = run(ev, s->blk, 0);
+	undo(ev, mark);
+	for (alt = 0; rc == 0 && alt < s->nalts; alt++) {
+		rc = run(ev, s->alts[alt], 0);
+		undo(ev, mark);
+	}
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return 0;
+	return run(ev, b, i + 1);
+}
+
 static int
 run(struct ev *ev, const struct block *b, uint32_t i)
 {
@@ -1239,14 +1322,23 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 		return bind_run(ev, b, i, s->out, v);
 	case IR_DOT:
 		v = peek(ev, &s->a);
-		k = get(ev, &s->b);
-		if (v == NULL || k == NULL) {
+		k = peek(ev, &s->b);
+		if (k == NULL && s->b.kind != OPD_LOCAL) {
+			k = get(ev, &s->b);
+			if (v != NULL && k != NULL) {
+				struct axv *r = lookup(v, k);
+				axv_unref(k);
+				if (r == NULL)
+					return 0;
+				return bind_run(ev, b, i, s->out, axv_ref(r));
+			}
 			axv_unref(k);
+			k = NULL;
+		}
+		if (v == NULL || k == NULL)
 			return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
 			    "unbound operand");
-		}
 		v = lookup(v, k);
-		axv_unref(k);
 		if (v == NULL)
 			return 0;
 		return bind_run(ev, b, i, s->out, axv_ref(v));
@@ -1286,69 +1378,18 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 		if (rc == 1)
 			return 0;
 		return run(ev, b, i + 1);
-	case IR_ANY: {
-		uint32_t alt;
-		mark = ev->ntrail;
-		rc = run(ev, s->blk, 0);
-		undo(ev, mark);
-		for (alt = 0; rc == 0 && alt < s->nalts; alt++) {
-			rc = run(ev, s->alts[alt], 0);
-			undo(ev, mark);
-		}
-		if (rc < 0)
-			return -1;
-		if (rc == 0)
-			return 0;
-		return run(ev, b, i + 1);
-	}
+	case IR_ANY:
+		return op_any(ev, b, i, s);
 	case IR_COMPR:
 		if (sub_collect(ev, s->blk, s->kind, &v) < 0)
 			return -1;
 		return bind_run(ev, b, i, s->out, v);
 	case IR_EVERY:
 		return every(ev, b, i, s);
-	case IR_WITH_PUSH: {
-		struct with_saved sv;
-		if (with_push(ev, s, &sv) < 0) {
-			with_pop(ev, &sv);
-			return -1;
-		}
-		ev->wstack = axg_reallocarray(ev->wstack, ev->nw + 1,
-		    sizeof(*ev->wstack));
-		ev->wstack[ev->nw++] = sv;
-		rc = run(ev, b, i + 1);
-		sv = ev->wstack[--ev->nw];
-		with_pop(ev, &sv);
-		return rc;
-	}
-	case IR_WITH_POP: {
-		/* leave the modifiers for the rest of the body, then put
-		 * them back for backtracking into the expression */
-		struct with_saved sv = ev->wstack[--ev->nw];
-		struct axv *in_input = ev->input;
-		struct cent *in_cache = ev->cache;
-		size_t nin = ev->nov - sv.nov;
-		struct overlay *in_ov = NULL;
-		if (nin > 0) {
-			in_ov = axg_reallocarray(NULL, nin, sizeof(*in_ov));
-			memcpy(in_ov, ev->ov + sv.nov, nin * sizeof(*in_ov));
-		}
-		ev->nov = sv.nov;
-		ev->input = sv.input;
-		ev->cache = sv.cache;
-		rc = run(ev, b, i + 1);
-		ev->input = in_input;
-		ev->cache = in_cache;
-		if (nin > 0) {
-			memcpy(ev->ov + sv.nov, in_ov, nin * sizeof(*in_ov));
-			free(in_ov);
-		}
-		ev->nov = sv.nov + nin;
-		ev->wstack = axg_reallocarray(ev->wstack, ev->nw + 1,
-		    sizeof(*ev->wstack));
-		ev->wstack[ev->nw++] = sv;
-		return rc;
-	}
+	case IR_WITH_PUSH:
+		return op_with_push(ev, b, i, s);
+	case IR_WITH_POP:
+		return op_with_pop(ev, b, i, s);
 	case IR__COUNT:
 		break;
 	}

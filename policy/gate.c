@@ -546,31 +546,32 @@ host_facts(struct axv *in, const char *host)
 struct axv *
 gate_input(const struct gate_request *r)
 {
-	struct axv *in = axv_object_new(12), *client;
+	struct axv *in = axv_object_new(16), *client;
 
-	put_str(in, "kind", gate_entry_name(r->entry));
-	put_str(in, "host", r->host);
-	if (r->host != NULL)
-		host_facts(in, r->host);
-	if (r->port > 0)
-		axv_object_put(in, axv_cstr("port"), axv_int(r->port));
+	/* keys in sorted order: each put is an append */
+	put_str(in, "addr", r->addr);
+	put_str(in, "addr_class", r->addr_class);
 	client = axv_object_new(2);
 	put_str(client, "addr", r->client_addr);
 	put_str(client, "job", r->job);
 	axv_object_put(in, axv_cstr("client"), client);
-	put_str(in, "job", r->job);
-	put_str(in, "addr", r->addr);
-	put_str(in, "addr_class", r->addr_class);
-	put_str(in, "scheme", r->scheme);
-	put_str(in, "method", r->method);
-	put_str(in, "path", r->path);
-	put_str(in, "query", r->query);
 	if (r->entry == GATE_HTTP)
 		axv_object_put(in, axv_cstr("headers"),
 		    headers_object(r->headers, r->nheaders));
-	put_str(in, "sni", r->sni);
-	put_str(in, "route", r->route);
+	put_str(in, "host", r->host);
+	if (r->host != NULL)
+		host_facts(in, r->host);
+	put_str(in, "job", r->job);
+	put_str(in, "kind", gate_entry_name(r->entry));
+	put_str(in, "method", r->method);
 	put_str(in, "model", r->model);
+	put_str(in, "path", r->path);
+	if (r->port > 0)
+		axv_object_put(in, axv_cstr("port"), axv_int(r->port));
+	put_str(in, "query", r->query);
+	put_str(in, "route", r->route);
+	put_str(in, "scheme", r->scheme);
+	put_str(in, "sni", r->sni);
 	if (r->entry == GATE_INFERENCE && r->tokens >= 0)
 		axv_object_put(in, axv_cstr("tokens"), axv_int(r->tokens));
 	return in;

@@ -64,6 +64,12 @@ struct axv_set {
 #define AXV_NUM(v) ((const struct axv_num *)(v))
 
 void axv_num_free(struct axv_num *n);
+
+/* The memory of value headers (and short strings): a per-thread cache of
+ * freed blocks by 16-byte size class, so that the many short-lived values
+ * of an evaluation skip malloc.  A block may be freed by any thread. */
+void *axv_mem_alloc(size_t size);
+void axv_mem_free(void *p, size_t size);
 /* Binary search for key among sorted keys; returns index or -(pos+1). */
 ptrdiff_t axv_bsearch(struct axv *const *arr, size_t n, const struct axv *key);
 

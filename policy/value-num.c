@@ -15,8 +15,9 @@
 static struct axv_num *
 num_alloc(enum axv_numkind k)
 {
-	struct axv_num *n = axg_calloc(1, sizeof(*n));
+	struct axv_num *n = axv_mem_alloc(sizeof(*n));
 
+	memset(n, 0, sizeof(*n));
 	n->h.refs = 1;
 	n->h.kind = AXV_NUMBER;
 	n->h.sub = (uint8_t)k;
@@ -28,13 +29,36 @@ axv_num_free(struct axv_num *n)
 {
 	BN_free(n->bn);
 	free(n->text);
-	free(n);
+	axv_mem_free(n, sizeof(*n));
+}
+
+/* Small integers (array indexes, counts, ports below the limit) are
+ * shared immortal values: no allocation, no reference counting. */
+#define SMALL_INTS 1024
+static struct axv_num small_ints[SMALL_INTS];
+
+__attribute__((constructor)) static void
+small_ints_init(void)
+{
+	int i;
+
+	for (i = 0; i < SMALL_INTS; i++) {
+		small_ints[i].h.refs = AXV_IMMORTAL;
+		small_ints[i].h.kind = AXV_NUMBER;
+		small_ints[i].h.sub = AXV_NUM_INT;
+		small_ints[i].i = i;
+		small_ints[i].d = (double)i;
+	}
 }
 
 struct axv *
 axv_int(int64_t i)
 {
-	struct axv_num *n = num_alloc(AXV_NUM_INT);
+	struct axv_num *n;
+
+	if (i >= 0 && i < SMALL_INTS)
+		return &small_ints[i].h;
+	n = num_alloc(AXV_NUM_INT);
 
 	n->i = i;
 	n->d = (double)i;

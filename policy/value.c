@@ -1,10 +1,119 @@
 /* value.c: Rego values: references, constructors, composites, order. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy/value-int.h"
+
+/* ---- memory ---- */
+#if defined(__SANITIZE_ADDRESS__)
+#define AXV_NO_POOL 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AXV_NO_POOL 1
+#endif
+#endif
+
+#define POOL_CLASSES 8	 /* 16, 32, ... 128 bytes */
+#define POOL_MAX     256 /* blocks kept per class and thread */
+
+#ifndef AXV_NO_POOL
+struct pool_block {
+	struct pool_block *next;
+};
+
+struct pool {
+	struct pool_block *head[POOL_CLASSES];
+	uint32_t n[POOL_CLASSES];
+};
+
+static __thread struct pool *pool_tls;
+static pthread_key_t pool_key;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void
+pool_release(void *p)
+{
+	struct pool *pl = p;
+	int c;
+
+	for (c = 0; c < POOL_CLASSES; c++) {
+		while (pl->head[c] != NULL) {
+			struct pool_block *b = pl->head[c];
+			pl->head[c] = b->next;
+			free(b);
+		}
+	}
+	free(pl);
+}
+
+static void
+pool_key_init(void)
+{
+	(void)pthread_key_create(&pool_key, pool_release);
+}
+
+static struct pool *
+pool_get(void)
+{
+	struct pool *pl = pool_tls;
+
+	if (pl != NULL)
+		return pl;
+	if (pthread_once(&pool_once, pool_key_init) != 0)
+		return NULL;
+	pl = axg_calloc(1, sizeof(*pl));
+	if (pthread_setspecific(pool_key, pl) != 0) {
+		free(pl);
+		return NULL;
+	}
+	pool_tls = pl;
+	return pl;
+}
+#endif
+
+void *
+axv_mem_alloc(size_t size)
+{
+#ifndef AXV_NO_POOL
+	size_t c = (size - 1) / 16;
+	struct pool *pl;
+
+	if (c < POOL_CLASSES && (pl = pool_tls) != NULL &&
+	    pl->head[c] != NULL) {
+		struct pool_block *b = pl->head[c];
+		pl->head[c] = b->next;
+		pl->n[c]--;
+		return b;
+	}
+	if (c < POOL_CLASSES)
+		return axg_malloc((c + 1) * 16);
+#endif
+	return axg_malloc(size);
+}
+
+void
+axv_mem_free(void *p, size_t size)
+{
+#ifndef AXV_NO_POOL
+	size_t c = (size - 1) / 16;
+	struct pool *pl;
+
+	if (c < POOL_CLASSES && (pl = pool_get()) != NULL &&
+	    pl->n[c] < POOL_MAX) {
+		struct pool_block *b = p;
+		b->next = pl->head[c];
+		pl->head[c] = b;
+		pl->n[c]++;
+		return;
+	}
+#else
+	(void)size;
+#endif
+	free(p);
+}
 
 static struct axv v_null = { AXV_IMMORTAL, AXV_NULL, 0 };
 static struct axv v_false = { AXV_IMMORTAL, AXV_BOOL, 0 };
@@ -32,7 +141,8 @@ axv_free(struct axv *v)
 		for (i = 0; i < a->len; i++)
 			axv_unref(a->e[i]);
 		free(a->e);
-		break;
+		axv_mem_free(a, sizeof(*a));
+		return;
 	}
 	case AXV_OBJECT: {
 		struct axv_obj *o = (struct axv_obj *)v;
@@ -42,15 +152,20 @@ axv_free(struct axv *v)
 		}
 		free(o->k);
 		free(o->v);
-		break;
+		axv_mem_free(o, sizeof(*o));
+		return;
 	}
 	case AXV_SET: {
 		struct axv_set *s = (struct axv_set *)v;
 		for (i = 0; i < s->len; i++)
 			axv_unref(s->e[i]);
 		free(s->e);
-		break;
+		axv_mem_free(s, sizeof(*s));
+		return;
 	}
+	case AXV_STRING:
+		axv_mem_free(v, sizeof(struct axv_str) + AXV_STR(v)->len + 1);
+		return;
 	default:
 		break;
 	}
@@ -60,9 +175,14 @@ axv_free(struct axv *v)
 void
 axv_unref(struct axv *v)
 {
-	if (v == NULL || v->refs == AXV_IMMORTAL)
+	uint32_t r;
+
+	if (v == NULL ||
+	    (r = __atomic_load_n(&v->refs, __ATOMIC_ACQUIRE)) == AXV_IMMORTAL)
 		return;
-	if (__atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	/* the last reference is ours alone: nobody else can reach the
+	 * value to change its count, so no locked operation is needed */
+	if (r == 1 || __atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		axv_free(v);
 }
 
@@ -114,7 +234,7 @@ axv_bool_get(const struct axv *v)
 struct axv *
 axv_string(const char *s, size_t n)
 {
-	struct axv_str *v = axg_malloc(sizeof(*v) + n + 1);
+	struct axv_str *v = axv_mem_alloc(sizeof(*v) + n + 1);
 
 	v->h.refs = 1;
 	v->h.kind = AXV_STRING;
@@ -164,8 +284,9 @@ axv_str_eq(const struct axv *v, const char *s, size_t n)
 struct axv *
 axv_array_new(size_t cap_hint)
 {
-	struct axv_arr *a = axg_calloc(1, sizeof(*a));
+	struct axv_arr *a = axv_mem_alloc(sizeof(*a));
 
+	memset(a, 0, sizeof(*a));
 	a->h.refs = 1;
 	a->h.kind = AXV_ARRAY;
 	if (cap_hint > 0) {
@@ -221,8 +342,9 @@ axv_bsearch(struct axv *const *arr, size_t n, const struct axv *key)
 struct axv *
 axv_object_new(size_t cap_hint)
 {
-	struct axv_obj *o = axg_calloc(1, sizeof(*o));
+	struct axv_obj *o = axv_mem_alloc(sizeof(*o));
 
+	memset(o, 0, sizeof(*o));
 	o->h.refs = 1;
 	o->h.kind = AXV_OBJECT;
 	if (cap_hint > 0) {
@@ -303,12 +425,56 @@ axv_object_len(const struct axv *v)
 	return AXV_OBJ(v)->len;
 }
 
+/* Index of the string key (s, n) among sorted keys, or -1. */
+static ptrdiff_t
+find_str_key(struct axv *const *k, size_t len, const char *s, size_t n)
+{
+	size_t lo = 0, hi = len, i;
+
+	if (len <= 8) { /* small objects: equality is all a lookup needs */
+		for (i = 0; i < len; i++) {
+			const struct axv_str *x = AXV_STR(k[i]);
+			if (k[i]->kind == AXV_STRING && x->len == n &&
+			    (n == 0 ||
+				(x->s[0] == s[0] && memcmp(x->s, s, n) == 0)))
+				return (ptrdiff_t)i;
+		}
+		return -1;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, m;
+		const struct axv *e = k[mid];
+		int c;
+		if (e->kind != AXV_STRING) {
+			c = e->kind < AXV_STRING ? -1 : 1;
+		} else {
+			const struct axv_str *x = AXV_STR(e);
+			m = x->len < n ? x->len : n;
+			c = m ? memcmp(x->s, s, m) : 0;
+			if (c == 0)
+				c = x->len < n ? -1 : x->len > n;
+		}
+		if (c == 0)
+			return (ptrdiff_t)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 struct axv *
 axv_object_get(const struct axv *obj, const struct axv *key)
 {
 	const struct axv_obj *o = AXV_OBJ(obj);
-	ptrdiff_t r = axv_bsearch(o->k, o->len, key);
+	ptrdiff_t r;
 
+	if (key->kind == AXV_STRING)
+		r = find_str_key(o->k, o->len, AXV_STR(key)->s,
+		    AXV_STR(key)->len);
+	else
+		r = axv_bsearch(o->k, o->len, key);
 	return r >= 0 ? o->v[r] : NULL;
 }
 
@@ -316,21 +482,9 @@ struct axv *
 axv_object_gets(const struct axv *obj, const char *key)
 {
 	const struct axv_obj *o = AXV_OBJ(obj);
-	size_t n = strlen(key);
-	struct axv_str *tmp;
-	struct axv *r = NULL;
-	ptrdiff_t i;
+	ptrdiff_t i = find_str_key(o->k, o->len, key, strlen(key));
 
-	tmp = axg_malloc(sizeof(*tmp) + n + 1);
-	tmp->h.refs = 1;
-	tmp->h.kind = AXV_STRING;
-	tmp->len = n;
-	memcpy(tmp->s, key, n + 1);
-	i = axv_bsearch(o->k, o->len, &tmp->h);
-	if (i >= 0)
-		r = o->v[i];
-	free(tmp);
-	return r;
+	return i >= 0 ? o->v[i] : NULL;
 }
 
 struct axv *
@@ -348,8 +502,9 @@ axv_object_val(const struct axv *v, size_t i)
 struct axv *
 axv_set_new(size_t cap_hint)
 {
-	struct axv_set *s = axg_calloc(1, sizeof(*s));
+	struct axv_set *s = axv_mem_alloc(sizeof(*s));
 
+	memset(s, 0, sizeof(*s));
 	s->h.refs = 1;
 	s->h.kind = AXV_SET;
 	if (cap_hint > 0) {

@@ -1,0 +1,293 @@
+/* Unit tests of the engine's fast paths: each gives the same result as
+ * the general path it shortcuts (sprintf's plain %s and %d, string-keyed
+ * object lookup, shared small integers, the value memory cache). */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy-int.h"
+#include "policy/value-int.h"
+#include "tests/tap.h"
+
+/* The value of `x` in `x := <expr>`, as JSON, or the error. */
+static char *
+eval_expr(const char *expr, bool strict)
+{
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	struct axp_query *q = NULL;
+	struct axp_error err;
+	struct axv *res = NULL;
+	struct axp_eval_opts o;
+	char *src, *out;
+
+	src = axg_asprintf("package t\nx := %s\n", expr);
+	axp_compiler_add_module(c, "t.rego", src, strlen(src));
+	free(src);
+	p = axp_compiler_compile(c);
+	if (p == NULL) {
+		out = axg_asprintf("compile: %s",
+		    axp_compiler_error(c, 0)->message);
+		axp_compiler_free(c);
+		return out;
+	}
+	q = axp_query_prepare(p, "x = data.t.x", &err);
+	memset(&o, 0, sizeof(o));
+	o.strict = strict;
+	if (q == NULL) {
+		out = axg_asprintf("query: %s", err.message);
+		axp_error_clear(&err);
+	} else if (axp_eval(q, NULL, &o, &res, &err) < 0) {
+		out = axg_asprintf("error: %s", err.message);
+		axp_error_clear(&err);
+	} else if (axv_array_len(res) == 0) {
+		out = axg_strdup("undefined");
+	} else {
+		out = axv_json_str(axv_object_gets(axv_array_get(res, 0), "x"));
+	}
+	axv_unref(res);
+	axp_query_free(q);
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	return out;
+}
+
+static void
+sprintf_is(const char *expr, const char *want)
+{
+	char *got = eval_expr(expr, false);
+
+	is_str(got, want, "%s", expr);
+	free(got);
+}
+
+static void
+test_sprintf(void)
+{
+	/* the fast paths: plain %s / %v of strings, %d / %v of int64 */
+	sprintf_is("sprintf(\"%s:%d\", [\"host\", 443])", "\"host:443\"");
+	sprintf_is("sprintf(\"%v|%v\", [\"s\", -7])", "\"s|-7\"");
+	sprintf_is("sprintf(\"%d %d %d\", [0, 1023, 1024])", "\"0 1023 1024\"");
+	sprintf_is("sprintf(\"%d\", [-9223372036854775808])",
+	    "\"-9223372036854775808\"");
+	sprintf_is("sprintf(\"%d\", [9223372036854775807])",
+	    "\"9223372036854775807\"");
+	sprintf_is("sprintf(\"%s\", [\"\"])", "\"\"");
+	sprintf_is("sprintf(\"%s%s\", [\"é\", \"x\"])", "\"éx\"");
+	/* the general paths next to them */
+	sprintf_is("sprintf(\"%d\", [99999999999999999999])",
+	    "\"99999999999999999999\"");
+	sprintf_is("sprintf(\"%5d|%-5d|%05d\", [42, 42, -42])",
+	    "\"   42|42   |-0042\"");
+	sprintf_is("sprintf(\"%+d % d %.3d\", [5, 5, 7])", "\"+5  5 007\"");
+	sprintf_is("sprintf(\"%x %X %#x %b %o\", [-255, 255, 255, 5, 8])",
+	    "\"-ff FF 0xff 101 10\"");
+	sprintf_is("sprintf(\"%3s|%-3s|%2s\", [\"é\", \"a\", \"abcdefgh\"])",
+	    "\"  é|a  |abcdefgh\"");
+	sprintf_is("sprintf(\"%.2s\", [\"abc\"])", "\"ab\"");
+	sprintf_is("sprintf(\"%s\", [[1, \"a\"]])", "\"[1, \\\"a\\\"]\"");
+	sprintf_is("sprintf(\"%d\", [\"x\"])", "\"%!d(string=x)\"");
+	sprintf_is("sprintf(\"%s %d\", [\"a\"])", "\"a %!d(MISSING)\"");
+	sprintf_is("sprintf(\"%s\", [\"a\", 1])", "\"a%!(EXTRA int=1)\"");
+	sprintf_is("sprintf(\"%d\", [1.5])", "\"%!d(float64=1.5)\"");
+	sprintf_is("sprintf(\"%s\", [\"a\", \"b\", \"c\", \"d\", \"e\", \"f\", "
+		   "\"g\", \"h\", \"i\"])",
+	    "\"a%!(EXTRA string=b, string=c, string=d, string=e, "
+	    "string=f, string=g, string=h, string=i)\"");
+	/* undefined and errors as before */
+	sprintf_is("sprintf(1, [])", "undefined");
+	{
+		char *got = eval_expr("sprintf(\"%s\", \"notarray\")", true);
+		like_str(got, "error: ",
+		    "a wrong argument type is an error "
+		    "under strict builtin errors");
+		free(got);
+	}
+}
+
+/* The general search: the first key equal to k. */
+static struct axv *
+slow_get(const struct axv *o, const struct axv *k)
+{
+	size_t i;
+
+	for (i = 0; i < axv_object_len(o); i++)
+		if (axv_equal(axv_object_key(o, i), k))
+			return axv_object_val(o, i);
+	return NULL;
+}
+
+static void
+test_object_get(void)
+{
+	static const char *const objs[] = {
+		"{\"host\": 1, \"method\": 2, \"port\": 3}",
+		"{\"\": 0, \"a\": 1, \"ab\": 2, \"abc\": 3, \"b\": 4}",
+		"{\"k00\": 0, \"k01\": 1, \"k02\": 2, \"k03\": 3, \"k04\": 4, "
+		"\"k05\": 5, \"k06\": 6, \"k07\": 7, \"k08\": 8, \"k09\": 9, "
+		"\"k1\": 10, \"k10\": 11, \"\\u00e9\": 12, \"z\": 13}",
+	};
+	static const char *const keys[] = { "host", "port", "method", "", "a",
+		"ab", "abc", "abcd", "b", "k0", "k00", "k05", "k09", "k1",
+		"k10", "k11", "\xc3\xa9", "z", "zz", "0" };
+	int bad = 0, n = 0;
+	size_t i, j;
+
+	for (i = 0; i < AXG_ARRAY_LEN(objs); i++) {
+		struct axv *o =
+		    axv_from_json(objs[i], strlen(objs[i]), NULL, NULL, 0);
+		for (j = 0; j < AXG_ARRAY_LEN(keys); j++) {
+			struct axv *k = axv_cstr(keys[j]);
+			n++;
+			if (axv_object_get(o, k) != slow_get(o, k) ||
+			    axv_object_gets(o, keys[j]) != slow_get(o, k)) {
+				bad++;
+				tap_diag("object %zu key \"%s\"", i, keys[j]);
+			}
+			axv_unref(k);
+		}
+		axv_unref(o);
+	}
+	is_int(bad, 0,
+	    "string-keyed lookups agree with the general search "
+	    "(%d lookups)",
+	    n);
+
+	/* non-string keys among string keys, in small and large objects */
+	for (i = 0; i < 2; i++) {
+		struct axv *o = axv_object_new(0), *k;
+		int m = i == 0 ? 4 : 40, x;
+		bad = 0;
+		for (x = 0; x < m; x++) {
+			axv_object_put(o, axv_int(x), axv_int(x));
+			char *ks = axg_asprintf("s%d", x);
+			axv_object_put(o, axv_string_own(ks, strlen(ks)),
+			    axv_int(1000 + x));
+		}
+		axv_object_put(o, axv_null(), axv_bool(true));
+		axv_object_put(o, axv_array_new(0), axv_bool(false));
+		for (x = -1; x <= m; x++) {
+			char ks[16];
+			snprintf(ks, sizeof(ks), "s%d", x);
+			k = axv_cstr(ks);
+			if (axv_object_get(o, k) != slow_get(o, k))
+				bad++;
+			axv_unref(k);
+			k = axv_int(x);
+			if (axv_object_get(o, k) != slow_get(o, k))
+				bad++;
+			axv_unref(k);
+		}
+		k = axv_null();
+		if (axv_object_get(o, k) != slow_get(o, k) ||
+		    axv_object_get(o, k) == NULL)
+			bad++;
+		k = axv_array_new(0);
+		if (axv_object_get(o, k) != slow_get(o, k) ||
+		    axv_object_get(o, k) == NULL)
+			bad++;
+		axv_unref(k);
+		is_int(bad, 0, "mixed key kinds, %d entries: lookups agree",
+		    (int)axv_object_len(o));
+		axv_unref(o);
+	}
+}
+
+static void
+test_small_ints(void)
+{
+	int bad = 0;
+	int64_t i;
+
+	for (i = -3; i < 1100; i++) {
+		char txt[32];
+		struct axv *a = axv_int(i), *b;
+		int64_t got = -99;
+		snprintf(txt, sizeof(txt), "%lld", (long long)i);
+		b = axv_from_json(txt, strlen(txt), NULL, NULL, 0);
+		if (!axv_equal(a, b) || axv_compare(a, b) != 0 ||
+		    !axv_num_get_i64(a, &got) || got != i ||
+		    axv_hash(a) != axv_hash(b))
+			bad++;
+		axv_unref(axv_ref(a));
+		axv_unref(a);
+		axv_unref(b);
+	}
+	is_int(bad, 0, "shared small integers equal their parsed forms");
+	ok(axv_int(7) == axv_int(7), "a small integer is shared");
+	{
+		struct axv *x = axv_int(5000), *y = axv_int(5000);
+		ok(x != y && axv_equal(x, y), "a larger one is not");
+		axv_unref(x);
+		axv_unref(y);
+	}
+}
+
+/* Strings of every cached size, made and freed in turns. */
+static void *
+churn(void *arg)
+{
+	int *bad = arg, round, n;
+	struct axv *keep[200];
+	char buf[200];
+
+	memset(buf, 'x', sizeof(buf));
+	for (round = 0; round < 20; round++) {
+		for (n = 0; n < 200; n++) {
+			buf[0] = (char)('a' + n % 26);
+			keep[n] = axv_string(buf, (size_t)n);
+		}
+		for (n = 0; n < 200; n++) {
+			if (axv_strlen(keep[n]) != (size_t)n ||
+			    axv_str(keep[n])[n] != '\0' ||
+			    (n > 0 && axv_str(keep[n])[0] != 'a' + n % 26))
+				(*bad)++;
+			axv_unref(keep[n]);
+		}
+	}
+	return NULL;
+}
+
+static void *
+unref_thread(void *v)
+{
+	axv_unref(v);
+	return NULL;
+}
+
+static void
+test_memory(void)
+{
+	pthread_t t[3];
+	int bad[4] = { 0, 0, 0, 0 }, i;
+	struct axv *shared;
+
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, churn, &bad[i]);
+	churn(&bad[3]);
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	is_int(bad[0] + bad[1] + bad[2] + bad[3], 0,
+	    "strings from the memory cache keep their contents "
+	    "across threads");
+	/* made in one thread, freed in another */
+	shared = axv_cstr("made here");
+	{
+		pthread_t u;
+		pthread_create(&u, NULL, unref_thread, shared);
+		pthread_join(u, NULL);
+	}
+	ok(1, "a value freed by another thread");
+}
+
+int
+main(void)
+{
+	test_sprintf();
+	test_object_get();
+	test_small_ints();
+	test_memory();
+	return tap_done();
+}
