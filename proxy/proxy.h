@@ -460,6 +460,9 @@ struct px_config {
 	enum px_sni_mode sni_mode;     /* on TLS ports */
 	uint16_t tls_ports[PX_MAX_TLS_PORTS]; /* 0-terminated */
 	char via[64];			      /* pseudonym in Via */
+	/* Relay established tunnels with splice(2) through pooled pipes
+	 * (default); false keeps them on buffered reads and writes. */
+	bool tunnel_splice;
 };
 
 void px_config_default(struct px_config *cfg);
@@ -476,6 +479,8 @@ struct px_stats {
 	uint64_t dials;
 	uint64_t bytes_up;
 	uint64_t bytes_down;
+	uint64_t tunnel_pipes; /* pipes held by tunnels (bytes in flight) */
+	uint64_t tunnel_pipes_pooled; /* empty pipes kept for reuse */
 };
 
 /*

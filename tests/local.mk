@@ -52,3 +52,4 @@ bench: $(bench_programs)
 include %reldir%/inference.mk
 include %reldir%/benchcmp.mk
 include %reldir%/proxytests.mk
+include %reldir%/proxytunnel.mk
