@@ -1,8 +1,8 @@
 /*
  * conn.c: a client connection from its request head to its upstream:
  * parsing, the CONNECT decision, resolution (evdns, bounded), judging
- * every resolved address, dialing exactly a judged address, the SNI check
- * and the tunnel relay with watermarks and half-close.
+ * every resolved address, dialing exactly a judged address, and handing a
+ * CONNECT over to its tunnel (tunnel.c).
  *
  * Decisions made here:
  *  - A name whose answer mixes allowed and denied addresses is refused as
@@ -486,166 +486,6 @@ up_eventcb(struct bufferevent *bev, short what, void *arg)
 		dial_next(c);
 }
 
-/* ---- tunnels ---- */
-
-static void
-finish_tunnel(struct px_conn *c, enum px_outcome outcome, const char *stage)
-{
-	px_conn_audit(c, PX_AUDIT_CONNECT, outcome, 200, stage);
-	px_conn_free(c);
-}
-
-/* 1: passed (now a tunnel), 0: need more, -1: refused and freed. */
-static int
-sni_check(struct px_conn *c)
-{
-	struct evbuffer *in = bufferevent_get_input(c->cli);
-	size_t len = evbuffer_get_length(in);
-	const size_t cap = PX_HELLO_MAX * 2;
-	char sni[PX_HOST_MAX + 1], err[160];
-	enum px_hello_result r;
-	bool ok;
-
-	if (len > cap)
-		len = cap;
-	r = px_tls_hello_sni(evbuffer_pullup(in, (ev_ssize_t)len), len, sni,
-	    sizeof(sni), err, sizeof(err));
-	if (r == PX_HELLO_MORE && len < cap)
-		return 0;
-	if (r == PX_HELLO_MORE)
-		axg_strlcpy(err, "ClientHello too large", sizeof(err));
-	if (r == PX_HELLO_SNI) {
-		free(c->sni);
-		c->sni = axg_strdup(sni);
-	}
-	ok = (r == PX_HELLO_SNI && c->target.kind == PX_HOST_NAME &&
-		 strcmp(sni, c->target.host) == 0) ||
-	    (r == PX_HELLO_NO_SNI &&
-		c->px->cfg.sni_mode == PX_SNI_MATCH_IF_SET);
-	if (!ok) {
-		if (r == PX_HELLO_SNI)
-			axg_strlcpy(c->reason,
-			    "SNI does not match the CONNECT "
-			    "host",
-			    sizeof(c->reason));
-		else if (r == PX_HELLO_NO_SNI)
-			axg_strlcpy(c->reason, "ClientHello without SNI",
-			    sizeof(c->reason));
-		else
-			axg_strlcpy(c->reason, err, sizeof(c->reason));
-		axg_strlcpy(c->rule, "sni", sizeof(c->rule));
-		px_conn_audit(c, PX_AUDIT_CONNECT, PX_OUTCOME_DENIED, 200,
-		    "sni");
-		px_conn_reset(c);
-		return -1;
-	}
-	c->state = PX_ST_TUNNEL;
-	return 1;
-}
-
-static void
-relay(struct px_conn *c, struct bufferevent *from, struct bufferevent *to)
-{
-	struct evbuffer *in = bufferevent_get_input(from);
-	struct evbuffer *out = bufferevent_get_output(to);
-	size_t n = evbuffer_get_length(in);
-	size_t hwm = c->px->cfg.tunnel_high_watermark;
-
-	if (n == 0)
-		return;
-	if (from == c->cli) {
-		c->bytes_up += n;
-		c->px->stats.bytes_up += n;
-	} else {
-		c->bytes_down += n;
-		c->px->stats.bytes_down += n;
-	}
-	evbuffer_add_buffer(out, in);
-	if (evbuffer_get_length(out) >= hwm) {
-		/* backpressure: stop reading until `to` drains to half */
-		bufferevent_disable(from, EV_READ);
-		bufferevent_setwatermark(to, EV_WRITE, hwm / 2, hwm / 2);
-	}
-}
-
-void
-px_tunnel_readcb(struct bufferevent *bev, void *arg)
-{
-	struct px_conn *c = arg;
-
-	c->last_activity_ns = px_now_ns();
-	if (bev == c->cli && c->state == PX_ST_SNI && sni_check(c) <= 0)
-		return; /* waiting, or refused and freed */
-	if (bev == c->cli)
-		relay(c, c->cli, c->up);
-	else
-		relay(c, c->up, c->cli);
-}
-
-static bool
-both_done(struct px_conn *c)
-{
-	return c->cli_eof && c->up_eof &&
-	    evbuffer_get_length(bufferevent_get_output(c->cli)) == 0 &&
-	    evbuffer_get_length(bufferevent_get_output(c->up)) == 0;
-}
-
-void
-px_tunnel_writecb(struct bufferevent *bev, void *arg)
-{
-	struct px_conn *c = arg;
-	struct bufferevent *other = bev == c->cli ? c->up : c->cli;
-	bool other_eof = bev == c->cli ? c->up_eof : c->cli_eof;
-
-	c->last_activity_ns = px_now_ns();
-	if (evbuffer_get_length(bufferevent_get_output(bev)) <=
-	    c->px->cfg.tunnel_high_watermark / 2) {
-		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-		if (!other_eof)
-			bufferevent_enable(other, EV_READ);
-	}
-	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
-	    other_eof) {
-		/* half-close: the other side finished; pass it on */
-		shutdown(bufferevent_getfd(bev), SHUT_WR);
-		if (both_done(c))
-			finish_tunnel(c, PX_OUTCOME_ALLOWED, "done");
-	}
-}
-
-void
-px_tunnel_eventcb(struct bufferevent *bev, short what, void *arg)
-{
-	struct px_conn *c = arg;
-	struct bufferevent *other = bev == c->cli ? c->up : c->cli;
-
-	if (what & BEV_EVENT_ERROR) {
-		finish_tunnel(c, PX_OUTCOME_ALLOWED, "done");
-		return;
-	}
-	if (!(what & BEV_EVENT_EOF))
-		return;
-	if (bev == c->cli && c->state == PX_ST_SNI) {
-		/* the client gave up before a whole ClientHello */
-		axg_strlcpy(c->reason, "client closed before the ClientHello",
-		    sizeof(c->reason));
-		axg_strlcpy(c->rule, "sni", sizeof(c->rule));
-		px_conn_audit(c, PX_AUDIT_CONNECT, PX_OUTCOME_DENIED, 200,
-		    "sni");
-		px_conn_free(c);
-		return;
-	}
-	if (bev == c->cli)
-		c->cli_eof = true;
-	else
-		c->up_eof = true;
-	relay(c, bev, other);
-	if (evbuffer_get_length(bufferevent_get_output(other)) == 0)
-		shutdown(bufferevent_getfd(other), SHUT_WR);
-	if (both_done(c))
-		finish_tunnel(c, PX_OUTCOME_ALLOWED, "done");
-}
-
 /* ---- timers ---- */
 
 void
@@ -686,7 +526,7 @@ px_conn_timer_fired(struct px_conn *c)
 			axg_strlcpy(c->reason, "lifetime reached",
 			    sizeof(c->reason));
 			if (c->state == PX_ST_TUNNEL || c->state == PX_ST_SNI)
-				finish_tunnel(c, PX_OUTCOME_ALLOWED,
+				px_tunnel_finish(c, PX_OUTCOME_ALLOWED,
 				    "lifetime");
 			else
 				px_conn_free(c);
@@ -697,7 +537,7 @@ px_conn_timer_fired(struct px_conn *c)
 			axg_strlcpy(c->reason, "idle timeout",
 			    sizeof(c->reason));
 			if (c->state == PX_ST_TUNNEL || c->state == PX_ST_SNI)
-				finish_tunnel(c, PX_OUTCOME_ALLOWED, "idle");
+				px_tunnel_finish(c, PX_OUTCOME_ALLOWED, "idle");
 			else
 				px_fwd_idle(c);
 			return;

@@ -35,6 +35,7 @@ px_config_default(struct px_config *cfg)
 	cfg->tunnel_high_watermark = 256 * 1024;
 	cfg->max_addresses = 16;
 	cfg->sni_mode = PX_SNI_REQUIRE;
+	cfg->tunnel_splice = true;
 	cfg->tls_ports[0] = 443;
 	axg_strlcpy(cfg->via, "axgate", sizeof(cfg->via));
 	cfg->http_pool_max_idle = 64;
@@ -437,6 +438,7 @@ px_conn_free(struct px_conn *c)
 		c->dnsreq = NULL;
 		evdns_getaddrinfo_cancel(r);
 	}
+	px_tunnel_free(c); /* before the sockets close */
 	if (c->up != NULL)
 		bufferevent_free(c->up);
 	if (c->cli != NULL)
@@ -880,6 +882,7 @@ px_proxy_free(struct px_proxy *px)
 	px_upool_free(px->http_pool);
 	if (px->scratch != NULL)
 		evbuffer_free(px->scratch);
+	px_tunnel_pool_free(px);
 	free(px->hdrs);
 	free(px);
 }

@@ -8,6 +8,7 @@ libaxgate_la_SOURCES += \
 	%reldir%/proxy-int.h \
 	%reldir%/core.c \
 	%reldir%/conn.c \
+	%reldir%/tunnel.c \
 	%reldir%/forward.c \
 	%reldir%/inference.c \
 	%reldir%/upool.c \

@@ -25,6 +25,10 @@
  * the client has read the answer.  The bytes are never interpreted. */
 #define PX_LINGER_MS	1000
 #define PX_LINGER_BYTES (256 * 1024)
+/* Spliced tunnels: empty pipes kept per proxy (worker), and the largest
+ * pipe asked for (the default pipe-max-size). */
+#define PX_PIPE_POOL 32
+#define PX_PIPE_MAX  (1024 * 1024)
 
 enum px_state {
 	PX_ST_HEAD = 0,	 /* reading a request head */
@@ -43,6 +47,12 @@ struct px_client {
 	uint8_t addr[16];
 	int family;
 	unsigned count;
+};
+
+/* One pipe of a spliced tunnel (tunnel.c). */
+struct px_pipe {
+	int rd, wr;
+	size_t cap; /* bytes */
 };
 
 struct px_proxy {
@@ -67,10 +77,14 @@ struct px_proxy {
 	struct px_inf_pool *inf_pool; /* inference.c: per-backend pools */
 	struct px_upool *http_pool;   /* forward.c: kept plain upstreams */
 	struct evbuffer *scratch;     /* an answer being built (px_send_now) */
+	struct px_pipe pipe_pool[PX_PIPE_POOL]; /* tunnel.c */
+	unsigned npipes_pooled;
+	bool pipe_resize_failed;
 };
 
-struct px_fwd; /* forward.c */
-struct px_inf; /* inference.c */
+struct px_fwd;	  /* forward.c */
+struct px_inf;	  /* inference.c */
+struct px_tunnel; /* tunnel.c */
 
 struct px_conn {
 	TAILQ_ENTRY(px_conn) link;
@@ -107,6 +121,7 @@ struct px_conn {
 	struct px_fwd *fwd;
 	bool inf_port; /* accepted on an inference listener */
 	struct px_inf *inf;
+	struct px_tunnel *tun; /* spliced relay (tunnel.c), or NULL */
 };
 
 /* core.c */
@@ -133,13 +148,22 @@ void px_conn_start_head(struct px_conn *c);
 uint64_t px_now_ns(void);
 void px_decision_copy(struct px_conn *c, const struct px_decision *d);
 
-/* conn.c: head dispatch, resolution, dialing, tunnels */
+/* conn.c: head dispatch, resolution, dialing, timers */
 void px_conn_on_head(struct px_conn *c);
 void px_conn_resolve_and_dial(struct px_conn *c);
 void px_conn_timer_fired(struct px_conn *c);
 /* Dial the judged addresses again, from the first, never a kept
  * upstream (a kept one turned out closed before it answered). */
 void px_conn_redial(struct px_conn *c);
+
+/* tunnel.c: the SNI check and the relay (buffered, then spliced) */
+/* Write the tunnel's one audit record and free the connection. */
+void
+px_tunnel_finish(struct px_conn *c, enum px_outcome outcome, const char *stage);
+/* Free the spliced relay's events and pipes (the sockets stay). */
+void px_tunnel_free(struct px_conn *c);
+/* Close the pooled pipes. */
+void px_tunnel_pool_free(struct px_proxy *px);
 void px_tunnel_readcb(struct bufferevent *bev, void *arg);
 void px_tunnel_writecb(struct bufferevent *bev, void *arg);
 void px_tunnel_eventcb(struct bufferevent *bev, short what, void *arg);

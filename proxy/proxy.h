@@ -468,6 +468,9 @@ struct px_config {
 	 * request dials its own upstream and says "Connection: close" */
 	unsigned http_pool_max_idle; /* per upstream */
 	unsigned http_pool_idle_ms;  /* how long one is kept */
+	/* Relay established tunnels with splice(2) through pooled pipes
+	 * (default); false keeps them on buffered reads and writes. */
+	bool tunnel_splice;
 };
 
 void px_config_default(struct px_config *cfg);
@@ -486,6 +489,8 @@ struct px_stats {
 	uint64_t bytes_down;
 	uint64_t http_reused;  /* plain requests sent on a kept upstream */
 	uint64_t http_retried; /* resent: the kept upstream had closed */
+	uint64_t tunnel_pipes; /* pipes held by tunnels (bytes in flight) */
+	uint64_t tunnel_pipes_pooled; /* empty pipes kept for reuse */
 };
 
 /*

@@ -202,6 +202,8 @@ metrics(void *arg, struct axg_buf *b)
 		t.dials += s.dials;
 		t.bytes_up += s.bytes_up;
 		t.bytes_down += s.bytes_down;
+		t.tunnel_pipes += s.tunnel_pipes;
+		t.tunnel_pipes_pooled += s.tunnel_pipes_pooled;
 	}
 	counter(b, "axgate_connections_accepted_total",
 	    "Client connections accepted.", "counter", t.accepted);
@@ -235,6 +237,14 @@ metrics(void *arg, struct axg_buf *b)
 	    "axgate_bytes_total{direction=\"up\"} %llu\n"
 	    "axgate_bytes_total{direction=\"down\"} %llu\n",
 	    (unsigned long long)t.bytes_up, (unsigned long long)t.bytes_down);
+	axg_buf_printf(b,
+	    "# HELP axgate_tunnel_pipes Pipes of spliced tunnels: held "
+	    "while bytes are in flight, or pooled empty.\n"
+	    "# TYPE axgate_tunnel_pipes gauge\n"
+	    "axgate_tunnel_pipes{state=\"busy\"} %llu\n"
+	    "axgate_tunnel_pipes{state=\"pooled\"} %llu\n",
+	    (unsigned long long)t.tunnel_pipes,
+	    (unsigned long long)t.tunnel_pipes_pooled);
 
 	srv_gatekeeper_stats(d->gk, &ds);
 	axg_buf_puts(b,

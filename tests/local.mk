@@ -53,3 +53,4 @@ bench: $(bench_programs)
 include %reldir%/inference.mk
 include %reldir%/benchcmp.mk
 include %reldir%/proxytests.mk
+include %reldir%/proxytunnel.mk
