@@ -470,6 +470,8 @@ connected(struct px_conn *c)
 	/* bytes that arrived right behind the head */
 	if (evbuffer_get_length(bufferevent_get_input(c->cli)) > 0)
 		px_tunnel_readcb(c->cli, c);
+	else
+		px_tunnel_begin(c);
 }
 
 static void

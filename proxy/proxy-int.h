@@ -162,6 +162,8 @@ void
 px_tunnel_finish(struct px_conn *c, enum px_outcome outcome, const char *stage);
 /* Free the spliced relay's events and pipes (the sockets stay). */
 void px_tunnel_free(struct px_conn *c);
+/* A tunnel just opened: splice at once when nothing is buffered. */
+void px_tunnel_begin(struct px_conn *c);
 /* Close the pooled pipes. */
 void px_tunnel_pool_free(struct px_proxy *px);
 void px_tunnel_readcb(struct bufferevent *bev, void *arg);

@@ -314,6 +314,12 @@ maybe_splice(struct px_conn *c)
 		go_spliced(c);
 }
 
+void
+px_tunnel_begin(struct px_conn *c)
+{
+	maybe_splice(c);
+}
+
 /* 1: passed (now a tunnel), 0: need more, -1: refused and freed. */
 static int
 sni_check(struct px_conn *c)
