@@ -26,9 +26,14 @@
 
 #include "proxy/proxy-int.h"
 
+/* The largest rewritten body forwarded with a Content-Length (gathered
+ * first); a longer one goes chunked. */
+#define RELENGTH_MAX (64u * 1024 * 1024)
+
 struct px_fwd {
 	char method[32];
 	char *path;
+	char *audit_path; /* the path to audit, if not path (a scan hook's) */
 	bool is_head;
 	bool keep_alive; /* the client's wish */
 	bool client_10;	 /* an HTTP/1.0 client: no chunked answers */
@@ -51,6 +56,10 @@ struct px_fwd {
 	void (*scan_end)(void *req_state);
 	bool filtering; /* filter_body sees the body */
 	bool rechunk;	/* the body goes upstream chunked */
+	/* a rewritten body that came with a Content-Length: gathered in
+	 * held and sent with its new length at the end */
+	bool relength;
+	struct evbuffer *held;
 	bool head_sent; /* head_out was moved to the upstream */
 	bool reused;	/* sent on a kept upstream connection */
 	bool up_keep;	/* the upstream connection may be kept after */
@@ -65,6 +74,8 @@ px_fwd_method(const struct px_fwd *f)
 const char *
 px_fwd_path(const struct px_fwd *f)
 {
+	if (f->audit_path != NULL)
+		return f->audit_path;
 	return f->path != NULL ? f->path : "";
 }
 
@@ -77,7 +88,10 @@ px_fwd_free(struct px_fwd *f)
 		f->scan_end(f->scan_req);
 	if (f->head_out != NULL)
 		evbuffer_free(f->head_out);
+	if (f->held != NULL)
+		evbuffer_free(f->held);
 	free(f->path);
+	free(f->audit_path);
 	free(f);
 }
 
@@ -216,6 +230,9 @@ scan_filter_head(struct px_conn *c, const struct px_http_info *info,
 	if (edit->path != NULL) {
 		free(f->path);
 		f->path = axg_strndup(edit->path, edit->path_len);
+	} else if (edit->audit_path != NULL) {
+		f->audit_path =
+		    axg_strndup(edit->audit_path, edit->audit_path_len);
 	}
 	if (v != PX_SCAN_ALLOW) {
 		axg_strlcpy(c->rule, "scan", sizeof(c->rule));
@@ -224,8 +241,16 @@ scan_filter_head(struct px_conn *c, const struct px_http_info *info,
 		return -1;
 	}
 	f->filtering = px->scan.filter_body != NULL;
+	/* A rewritten body keeps the client's framing: with a
+	 * Content-Length (bounded) it is gathered and sent with its new
+	 * length; chunked, or unbounded, it streams chunked. */
+	f->relength = f->filtering && edit->body_rewritten &&
+	    f->req_kind == PX_BODY_LENGTH && f->req_left <= RELENGTH_MAX;
 	f->rechunk = f->filtering && f->req_kind != PX_BODY_NONE &&
+	    !f->relength &&
 	    (edit->body_rewritten || f->req_kind == PX_BODY_CHUNKED);
+	if (f->relength)
+		f->held = evbuffer_new();
 	return 0;
 }
 
@@ -359,7 +384,7 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 
 		if (name_is(h, "host") || hop(h, req->headers, req->nheaders))
 			continue;
-		if (f->rechunk &&
+		if ((f->rechunk || f->relength) &&
 		    (name_is(h, "content-length") ||
 			name_is(h, "transfer-encoding")))
 			continue;
@@ -377,9 +402,11 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 		    "Transfer-Encoding: chunked\r\n");
 	free(edit.values);
 	free(edit.value_lens);
-	evbuffer_add_printf(f->head_out, "Via: 1.%d %s\r\n%s\r\n",
+	/* relength: the Content-Length and the blank line come at the end */
+	evbuffer_add_printf(f->head_out, "Via: 1.%d %s\r\n%s%s",
 	    req->version_minor, px->cfg.via,
-	    pool_on(px) ? "" : "Connection: close\r\n");
+	    pool_on(px) ? "" : "Connection: close\r\n",
+	    f->relength ? "" : "\r\n");
 	if (f->req_kind == PX_BODY_CHUNKED)
 		px_chunked_init(&f->req_ch, px->cfg.max_request_body,
 		    px->cfg.http.max_line);
@@ -434,6 +461,8 @@ emit_up(void *arg, const char *p, size_t n)
 
 	if (c->up == NULL || f == NULL)
 		return -1;
+	if (f->relength)
+		return n > 0 ? evbuffer_add(f->held, p, n) : 0;
 	out = bufferevent_get_output(c->up);
 	if (!f->head_sent) {
 		evbuffer_add_buffer(out, f->head_out);
@@ -477,6 +506,18 @@ scan_last(struct px_conn *c, struct scan_ctx *s)
 		if (s->v != PX_SCAN_ALLOW) {
 			s->blocked = true;
 			return true;
+		}
+		if (c->fwd->relength) {
+			struct px_fwd *f = c->fwd;
+			struct evbuffer *out = bufferevent_get_output(c->up);
+
+			evbuffer_add_printf(f->head_out,
+			    "Content-Length: %zu\r\n\r\n",
+			    evbuffer_get_length(f->held));
+			evbuffer_add_buffer(out, f->head_out);
+			evbuffer_add_buffer(out, f->held);
+			f->head_sent = true;
+			return false;
 		}
 		emit_up(c, NULL, 0);
 		if (c->fwd->rechunk)

@@ -176,6 +176,8 @@ void px_fwd_connected(struct px_conn *c);
 void px_fwd_client_read(struct px_conn *c);
 void px_fwd_free(struct px_fwd *f);
 const char *px_fwd_method(const struct px_fwd *f);
+/* The path for the audit record: a scan hook's audit_path, else the
+ * forwarded path. */
 const char *px_fwd_path(const struct px_fwd *f);
 /* The idle timeout of a forwarded request: 408 while its body is still
  * coming, 504 while its answer has not started, else the end. */

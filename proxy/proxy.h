@@ -376,11 +376,15 @@ enum px_scan_verdict {
 struct px_scan_edit {
 	const char *path; /* replacement origin-form target, or NULL */
 	size_t path_len;
+	/* the path for the audit record only (the request goes on with its
+	 * own), or NULL; a replacement path above takes precedence */
+	const char *audit_path;
+	size_t audit_path_len;
 	/* values[i], if not NULL, replaces header i's value; both arrays
 	 * have nheaders entries, all NULL/0 on entry */
 	const char **values;
 	size_t *value_lens;
-	bool body_rewritten; /* the body may change: forward it chunked */
+	bool body_rewritten; /* the body may change length */
 };
 
 /* Forward p[0..n) to the upstream; 0, or -1 if the request is gone. */
@@ -419,8 +423,10 @@ struct px_scan_hook {
 	 *    body, so a BLOCK on bytes still held back reaches no upstream.
 	 *  - end_request (may be NULL) is called exactly once for every
 	 *    request whose filter_head was called, however it ended.
-	 * A chunked request body, or a rewritten one, is forwarded chunked
-	 * (trailer fields are dropped).
+	 * A chunked request body is forwarded chunked (trailer fields are
+	 * dropped); a rewritten body that came with a Content-Length is
+	 * gathered and forwarded with its new Content-Length (over 64 MiB:
+	 * chunked).
 	 */
 	enum px_scan_verdict (*filter_head)(void *arg,
 	    const struct px_http_info *req, void **req_state,

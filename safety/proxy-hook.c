@@ -230,15 +230,17 @@ scan_url(struct leak_hook *h, struct leak_req *rq,
 		if (h->f.v[i].offset < pre)
 			*host_hit = true;
 	}
-	if (h->mode != LEAK_MODE_LOG) {
-		/* the path the upstream (redact) or the audit (block) sees */
-		struct axg_buf out = AXG_BUF_INIT;
+	/* The path the upstream (redact) or the audit (every mode) sees:
+	 * in log mode the request goes on as sent, but the audit record
+	 * never holds the secret. */
+	struct axg_buf out = AXG_BUF_INIT;
 
-		axg_buf_init(&out, 0);
-		redact_into(&out, req->path, req->path_len, &h->f, pre, "%5B",
-		    "%5D");
+	axg_buf_init(&out, 0);
+	redact_into(&out, req->path, req->path_len, &h->f, pre, "%5B", "%5D");
+	if (h->mode == LEAK_MODE_LOG)
+		edit->audit_path = keep_str(rq, &out, &edit->audit_path_len);
+	else
 		edit->path = keep_str(rq, &out, &edit->path_len);
-	}
 	return 1;
 }
 

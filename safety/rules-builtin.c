@@ -365,8 +365,12 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .flags = LEAK_RF_GENERIC),
 
 	/* ---- payments and commerce ---- */
+	/* Paystack secret keys share the sk_live_/sk_test_ prefix but are
+	 * exactly 40 lower-case hex digits after it (paystack-secret-key);
+	 * Stripe's are base62, which is never that. */
 	RULE("stripe-secret-key", "Stripe secret key", "sk_live_|sk_test_",
-	    B "(sk_(?:live|test)_[A-Za-z0-9]{24,247})" EA, .entropy = 3.5),
+	    B "(sk_(?:live|test)_(?!" HEX(40) EA ")[A-Za-z0-9]{24,247})" EA,
+	    .entropy = 3.5),
 	RULE("stripe-restricted-key", "Stripe restricted key",
 	    "rk_live_|rk_test_", B "(rk_(?:live|test)_[A-Za-z0-9]{24,247})" EA,
 	    .entropy = 3.5),
@@ -922,8 +926,12 @@ const struct leak_rule_def leak_builtin_rules[] = {
 						 "((?:live|test)_[A-Za-z0-9]{"
 						 "30})(?=[\"'\\s]|$)",
 	    .entropy = 3.5, CTX),
-	RULE("paystack-secret-key", "Paystack secret key", "paystack",
-	    KV("paystack", "sk_(?:live|test)_" HEX(40)), CTX),
+	RULE("paystack-secret-key", "Paystack secret key",
+	    "paystack|sk_live_|sk_test_",
+	    KV("paystack",
+		"sk_(?:live|test)_" HEX(
+		    40)) "|" B "(sk_(?:live|test)_" HEX(40) ")" EA,
+	    .entropy = 3.0, CTXH),
 	RULE("segment-write-key", "Segment / Mixpanel / Amplitude secret",
 	    "segment|mixpanel|amplitude",
 	    KV("segment[A-Za-z_]{0,8}(?:write|secret|key)|mixpanel[A-Za-z_]{0,"

@@ -30,6 +30,13 @@ static const char placeholder_re[] =
     "|secret|password|passwd|token|test|string|value|empty)$";
 
 static void
+index_free(struct leak_index *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static void
 rule_clear(struct leak_rule *r)
 {
 	free(r->id);
@@ -61,6 +68,8 @@ leak_ruleset_free(struct leak_ruleset *rs)
 		free(rs->kws[i].rules);
 	}
 	free(rs->kws);
+	index_free(&rs->ids);
+	index_free(&rs->kwix);
 	leak_ac_free(rs->ac);
 	pcre2_code_free(rs->placeholder);
 	free(rs);
@@ -90,26 +99,24 @@ compile_re(const char *re, uint32_t options, bool jit, const char *id,
 	return code;
 }
 
-/* Run a user pattern against subjects that make backtracking patterns
- * blow up; a pattern that hits the match limit is refused. */
-static int
-probe_catastrophic(pcre2_code *re, const char *id, char *err, size_t errlen)
-{
-	static const char *const seeds[] = { "a", "ab", "a1", "a ", "0",
-		"a=", "-", "_a", "aA0", "a\n", "A", "aB", " ", "/", "." };
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-	pcre2_match_context *mc = pcre2_match_context_create(NULL);
-	char subj[1200];
-	int rc = 0;
+/* Subjects that make backtracking patterns blow up: each is a long run of
+ * one seed, a byte that breaks it, and then (or not) every printable byte
+ * in descending order, so that a "required byte" check cannot end the
+ * match before it backtracks.  Built once. */
+static const char *const probe_seeds[] = { "a", "ab", "a1", "a ", "0",
+	"a=", "-", "_a", "aA0", "a\n", "A", "aB", " ", "/", "." };
+#define PROBE_N	  (2 * AXG_ARRAY_LEN(probe_seeds))
+#define PROBE_LEN 1200
+static char probe_subj[PROBE_N][PROBE_LEN];
+static size_t probe_len[PROBE_N];
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
-	pcre2_set_match_limit(mc, RE_MATCH_LIMIT);
-	pcre2_set_depth_limit(mc, RE_DEPTH_LIMIT);
-	pcre2_set_heap_limit(mc, RE_HEAP_LIMIT);
-	/* Each subject is a long run of one seed, a byte that breaks it, and
-	 * then (or not) every printable byte in descending order, so that a
-	 * "required byte" check cannot end the match before it backtracks. */
-	for (size_t k = 0; k < 2 * AXG_ARRAY_LEN(seeds) && rc == 0; k++) {
-		const char *seed = seeds[k / 2];
+static void
+probe_init(void)
+{
+	for (size_t k = 0; k < PROBE_N; k++) {
+		const char *seed = probe_seeds[k / 2];
+		char *subj = probe_subj[k];
 		size_t sl = strlen(seed), n = 0;
 		while (n + sl < 1024) {
 			memcpy(subj + n, seed, sl);
@@ -119,7 +126,26 @@ probe_catastrophic(pcre2_code *re, const char *id, char *err, size_t errlen)
 		if (k % 2 == 1)
 			for (int c = '~'; c >= ' '; c--)
 				subj[n++] = (char)c;
-		int m = pcre2_match(re, (PCRE2_SPTR)subj, n, 0, 0, md, mc);
+		probe_len[k] = n;
+	}
+}
+
+/* Run a user pattern against the probe subjects; a pattern that hits the
+ * match limit is refused. */
+static int
+probe_catastrophic(pcre2_code *re, const char *id, char *err, size_t errlen)
+{
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	int rc = 0;
+
+	pthread_once(&probe_once, probe_init);
+	pcre2_set_match_limit(mc, RE_MATCH_LIMIT);
+	pcre2_set_depth_limit(mc, RE_DEPTH_LIMIT);
+	pcre2_set_heap_limit(mc, RE_HEAP_LIMIT);
+	for (size_t k = 0; k < PROBE_N && rc == 0; k++) {
+		int m = pcre2_match(re, (PCRE2_SPTR)probe_subj[k], probe_len[k],
+		    0, 0, md, mc);
 		if (m == PCRE2_ERROR_MATCHLIMIT ||
 		    m == PCRE2_ERROR_DEPTHLIMIT || m == PCRE2_ERROR_HEAPLIMIT ||
 		    m == PCRE2_ERROR_JIT_STACKLIMIT) {
@@ -135,12 +161,78 @@ probe_catastrophic(pcre2_code *re, const char *id, char *err, size_t errlen)
 	return rc;
 }
 
+/* FNV-1a, with ASCII case folded if fold. */
+static uint32_t
+str_hash(const char *s, size_t n, bool fold, uint32_t seed)
+{
+	uint32_t h = 2166136261u ^ seed;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = (uint8_t)s[i];
+		if (fold && c >= 'A' && c <= 'Z')
+			c = (uint8_t)(c + 32);
+		h = (h ^ c) * 16777619u;
+	}
+	return h;
+}
+
+static uint32_t
+id_hash(const struct leak_ruleset *rs, uint32_t i)
+{
+	return str_hash(rs->rules[i].id, strlen(rs->rules[i].id), false, 0);
+}
+
+static uint32_t
+kw_hash(const struct leak_ruleset *rs, uint32_t i)
+{
+	const struct leak_keyword *k = &rs->kws[i];
+
+	return str_hash(k->text, k->len, true, k->word_start);
+}
+
+/* Make room for one more entry in ix (at most half full), rehashing the
+ * entries with hash(rs, index). */
+static void
+index_reserve(struct leak_index *ix, const struct leak_ruleset *rs,
+    uint32_t (*hash)(const struct leak_ruleset *, uint32_t))
+{
+	if (2 * (ix->n + 1) <= ix->cap)
+		return;
+	size_t cap = ix->cap ? 2 * ix->cap : 64;
+	uint32_t *slot = axg_calloc(cap, sizeof(*slot));
+	for (size_t i = 0; i < ix->cap; i++) {
+		uint32_t v = ix->slot[i];
+		if (v == 0)
+			continue;
+		size_t s = hash(rs, v - 1) & (cap - 1);
+		while (slot[s] != 0)
+			s = (s + 1) & (cap - 1);
+		slot[s] = v;
+	}
+	free(ix->slot);
+	ix->slot = slot;
+	ix->cap = cap;
+}
+
+/* The slot of id in rs->ids: holding its rule index + 1, or empty. */
+static uint32_t *
+id_slot(struct leak_ruleset *rs, const char *id)
+{
+	struct leak_index *ix = &rs->ids;
+	size_t s = str_hash(id, strlen(id), false, 0) & (ix->cap - 1);
+
+	while (ix->slot[s] != 0 && strcmp(rs->rules[ix->slot[s] - 1].id, id))
+		s = (s + 1) & (ix->cap - 1);
+	return &ix->slot[s];
+}
+
 static int
 add_keyword(struct leak_ruleset *rs, const char *kw, size_t len, uint32_t rule,
     const char *id, char *err, size_t errlen)
 {
 	bool ws = false;
 	struct leak_keyword *k = NULL;
+	struct leak_index *ix = &rs->kwix;
 
 	if (len >= 2 && kw[0] == '\\' && kw[1] == 'b') {
 		ws = true;
@@ -151,26 +243,39 @@ add_keyword(struct leak_ruleset *rs, const char *kw, size_t len, uint32_t rule,
 		return axg_seterr(err, errlen,
 		    "rule %s: keyword '%.*s' must be 3 to 64 bytes", id,
 		    (int)len, kw);
-	for (size_t i = 0; i < rs->nkws; i++)
-		if (rs->kws[i].len == len && rs->kws[i].word_start == ws &&
-		    axg_strncaseeq(rs->kws[i].text, kw, len)) {
-			k = &rs->kws[i];
+	index_reserve(ix, rs, kw_hash);
+	size_t s = str_hash(kw, len, true, ws) & (ix->cap - 1);
+	for (; ix->slot[s] != 0; s = (s + 1) & (ix->cap - 1)) {
+		struct leak_keyword *o = &rs->kws[ix->slot[s] - 1];
+		if (o->len == len && o->word_start == ws &&
+		    axg_strncaseeq(o->text, kw, len)) {
+			k = o;
 			break;
 		}
+	}
 	if (k == NULL) {
-		rs->kws =
-		    axg_reallocarray(rs->kws, rs->nkws + 1, sizeof(*rs->kws));
+		if (rs->nkws == rs->capkws) {
+			rs->capkws = rs->capkws ? 2 * rs->capkws : 64;
+			rs->kws = axg_reallocarray(rs->kws, rs->capkws,
+			    sizeof(*rs->kws));
+		}
 		k = &rs->kws[rs->nkws++];
 		memset(k, 0, sizeof(*k));
 		k->text = axg_strndup(kw, len);
 		axg_str_lower(k->text);
 		k->len = len;
 		k->word_start = ws;
+		ix->slot[s] = (uint32_t)rs->nkws;
+		ix->n++;
 	}
-	for (size_t i = 0; i < k->nrules; i++)
-		if (k->rules[i] == rule)
-			return 0;
-	k->rules = axg_reallocarray(k->rules, k->nrules + 1, sizeof(*k->rules));
+	/* Rules are added in index order: a repeat is the last entry. */
+	if (k->nrules > 0 && k->rules[k->nrules - 1] == rule)
+		return 0;
+	if (k->nrules == k->caprules) {
+		k->caprules = k->caprules ? 2 * k->caprules : 4;
+		k->rules =
+		    axg_reallocarray(k->rules, k->caprules, sizeof(*k->rules));
+	}
 	k->rules[k->nrules++] = rule;
 	return 0;
 }
@@ -187,10 +292,11 @@ leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
 	pcre2_code *code = NULL;
 	uint32_t idx = (uint32_t)rs->nrules;
 
-	for (size_t i = 0; i < rs->nrules; i++)
-		if (strcmp(rs->rules[i].id, id) == 0)
-			return axg_seterr(err, errlen, "rule %s: duplicate id",
-			    id);
+	if (rs->nrules >= UINT32_MAX - 1)
+		return axg_seterr(err, errlen, "rule %s: too many rules", id);
+	index_reserve(&rs->ids, rs, id_hash);
+	if (*id_slot(rs, id) != 0)
+		return axg_seterr(err, errlen, "rule %s: duplicate id", id);
 	if (nkw == 0)
 		return axg_seterr(err, errlen, "rule %s: no keywords", id);
 	if (user && strlen(regex) > RE_MAX_LEN)
@@ -255,9 +361,14 @@ leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
 		if (add_keyword(rs, keywords[i], strlen(keywords[i]), idx, id,
 			err, errlen) < 0)
 			goto fail;
-	rs->rules =
-	    axg_reallocarray(rs->rules, rs->nrules + 1, sizeof(*rs->rules));
+	if (rs->nrules == rs->caprules) {
+		rs->caprules = rs->caprules ? 2 * rs->caprules : 64;
+		rs->rules = axg_reallocarray(rs->rules, rs->caprules,
+		    sizeof(*rs->rules));
+	}
 	rs->rules[rs->nrules++] = r;
+	*id_slot(rs, r.id) = (uint32_t)rs->nrules;
+	rs->ids.n++;
 	axg_buf_free(&ab);
 	return 0;
 fail:
@@ -296,11 +407,14 @@ add_builtin(struct leak_ruleset *rs, const struct leak_rule_def *d, char *err,
 	return rc;
 }
 
-static struct leak_ruleset *
-finish(struct leak_ruleset *rs, char *err, size_t errlen)
+struct leak_ruleset *
+leak_ruleset_finish(struct leak_ruleset *rs, char *err, size_t errlen)
 {
 	struct leak_ac_pattern *pats;
 
+	/* The indexes serve only the adding of rules. */
+	index_free(&rs->ids);
+	index_free(&rs->kwix);
 	pats = axg_calloc(rs->nkws ? rs->nkws : 1, sizeof(*pats));
 	for (size_t i = 0; i < rs->nkws; i++) {
 		pats[i].bytes = rs->kws[i].text;
@@ -324,12 +438,20 @@ finish(struct leak_ruleset *rs, char *err, size_t errlen)
 }
 
 struct leak_ruleset *
-leak_ruleset_new_yaml(const char *yaml, size_t len, const char *name, char *err,
-    size_t errlen)
+leak_ruleset_alloc(void)
 {
 	struct leak_ruleset *rs = axg_calloc(1, sizeof(*rs));
 
 	pthread_mutex_init(&rs->compile_lock, NULL);
+	return rs;
+}
+
+struct leak_ruleset *
+leak_ruleset_new_yaml(const char *yaml, size_t len, const char *name, char *err,
+    size_t errlen)
+{
+	struct leak_ruleset *rs = leak_ruleset_alloc();
+
 	for (size_t i = 0; i < leak_builtin_rules_count; i++)
 		if (add_builtin(rs, &leak_builtin_rules[i], err, errlen) < 0)
 			goto fail;
@@ -337,7 +459,7 @@ leak_ruleset_new_yaml(const char *yaml, size_t len, const char *name, char *err,
 	    leak_rules_yaml_load(rs, yaml, len, name ? name : "(rules)", err,
 		errlen) < 0)
 		goto fail;
-	return finish(rs, err, errlen);
+	return leak_ruleset_finish(rs, err, errlen);
 fail:
 	leak_ruleset_free(rs);
 	return NULL;

@@ -103,12 +103,23 @@ struct leak_keyword {
 	size_t len;
 	bool word_start;
 	uint32_t *rules; /* indices into rs->rules */
-	size_t nrules;
+	size_t nrules, caprules;
+};
+
+/* An open-addressing index of strings used while rules are added, so that
+ * adding n rules costs O(n): slots hold an index + 1 (0: empty). */
+struct leak_index {
+	uint32_t *slot;
+	size_t cap; /* a power of two, or 0 */
+	size_t n;
 };
 
 struct leak_ruleset {
 	struct leak_rule *rules;
-	size_t nrules;
+	size_t nrules, caprules;
+	struct leak_index ids;	/* rule ids (construction only) */
+	struct leak_index kwix; /* keywords (construction only) */
+	size_t capkws;
 	struct leak_rule_code *code; /* nrules entries, mutable (see above) */
 	pthread_mutex_t compile_lock;
 	struct leak_keyword *kws;
@@ -118,6 +129,13 @@ struct leak_ruleset {
 	uint8_t b64tab[256];	 /* 1 for base64 and base64url bytes */
 };
 
+/* An empty rule set to add rules to (no built-in rules), and the step
+ * that makes it ready to scan (frees rs and returns NULL on failure).
+ * leak_ruleset_new_yaml is these with the built-in and YAML rules between;
+ * the benchmark uses them to time construction with many rules. */
+struct leak_ruleset *leak_ruleset_alloc(void);
+struct leak_ruleset *
+leak_ruleset_finish(struct leak_ruleset *rs, char *err, size_t errlen);
 /* Add one rule; -1 with a message naming the rule on a bad regex. */
 int leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
     const char *const *keywords, size_t nkw, const char *regex, double entropy,

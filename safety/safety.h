@@ -160,7 +160,8 @@ char *leak_redact(const void *buf, size_t len, const struct leak_findings *f,
  *    secret); redact: the URL, header values and body are forwarded with
  *    each secret replaced by "[REDACTED:rule-id]" (in the URL the brackets
  *    are percent-encoded), a secret in the host name blocks; log: the
- *    request goes on as sent; off: nothing is scanned.
+ *    request goes on as sent; off: nothing is scanned.  In every mode
+ *    the path given to the audit record has each secret redacted.
  *  - leak_hook_connect() is for a CONNECT target (a key smuggled out as a
  *    DNS label).  Pass the host as the client spelled it, before case
  *    folding: most token formats are case-sensitive.

@@ -9,9 +9,11 @@ TESTS += \
 	tests/unit/t-safety-scan \
 	tests/unit/t-safety-hook \
 	tests/unit/t-safety-engine \
-	tests/integration/safety-scan.sh
+	tests/integration/safety-scan.sh \
+	tests/integration/safety-enforce.sh
 EXTRA_DIST += \
 	tests/integration/safety-scan.sh \
+	tests/integration/safety-enforce.sh \
 	tests/data/leaks/positives.txt \
 	tests/data/leaks/negatives.txt
 

@@ -302,6 +302,39 @@ main(int argc, char **argv)
 	printf("construction: lazy %.2f ms; with every regex compiled up "
 	       "front %.2f ms (%.1fx)\n",
 	    (c1 - c0) * 1e3, (c3 - c1) * 1e3, (c3 - c1) / (c1 - c0));
+	/* Construction with many user rules is linear in their number: each
+	 * doubling should double the time. */
+	double prev = 0;
+	for (size_t n = 1250; n <= 10000; n *= 2) {
+		char id[32], kw[32], re[64];
+		double t0 = now_s();
+		struct leak_ruleset *big = leak_ruleset_alloc();
+		for (size_t i = 0; i < n; i++) {
+			snprintf(id, sizeof(id), "user-%zu", i);
+			snprintf(kw, sizeof(kw), "usr%zu_", i);
+			snprintf(re, sizeof(re), "usr%zu_[a-z0-9]{32}", i);
+			const char *kws[1] = { kw };
+			if (leak_ruleset_add(big, id, NULL, kws, 1, re, 3.0,
+				NULL, 0, 0, LEAK_V_NONE, 0, 0, true, err,
+				sizeof(err)) < 0) {
+				fprintf(stderr, "%s\n", err);
+				return 1;
+			}
+		}
+		big = leak_ruleset_finish(big, err, sizeof(err));
+		double t1 = now_s();
+		if (big == NULL) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		leak_ruleset_free(big);
+		printf("construction with %5zu user rules: %8.2f ms", n,
+		    (t1 - t0) * 1e3);
+		if (prev > 0)
+			printf("  (%.2fx the half)", (t1 - t0) / prev);
+		printf("\n");
+		prev = t1 - t0;
+	}
 	sc = leak_scan_new(rs, err, sizeof(err));
 
 	axg_buf_init(&clean, 0);

@@ -453,6 +453,77 @@ test_threads(void)
 	free(text);
 }
 
+/* Providers that share a prefix are told apart by the rest of the key. */
+static void
+test_shared_prefix(void)
+{
+	static const char hex40[] = "3f9a0c7e21b85d64fa07c3e19b2d8a5f60e4c7b1";
+	static const char b62[] = "4eC39HqLyjWDarjtT1zdp7dcZx8Lm2Qv";
+	struct leak_findings f;
+	char *text;
+
+	leak_findings_init(&f);
+	text = axg_asprintf("why does sk_live_%s fail?", hex40);
+	is_int(scan(text, strlen(text), &f), 1, "a bare Paystack key is found");
+	is_str(f.n ? f.v[0].rule_id : "", "paystack-secret-key",
+	    "as a Paystack key, not a Stripe one");
+	free(text);
+	text = axg_asprintf("{\"key\":\"sk_test_%s\"}", hex40);
+	is_int(scan(text, strlen(text), &f), 1, "a Paystack test key");
+	is_str(f.n ? f.v[0].rule_id : "", "paystack-secret-key",
+	    "is Paystack's too");
+	free(text);
+	text = axg_asprintf("why does sk_live_%s fail?", b62);
+	is_int(scan(text, strlen(text), &f), 1, "a Stripe key is found");
+	is_str(f.n ? f.v[0].rule_id : "", "stripe-secret-key",
+	    "and still named Stripe's");
+	free(text);
+	leak_findings_free(&f);
+}
+
+/* Many user rules: ids and keywords are indexed while rules are added. */
+static void
+test_many_rules(void)
+{
+	struct axg_buf y = AXG_BUF_INIT;
+	struct leak_ruleset *u;
+	char err[512];
+
+	axg_buf_init(&y, 0);
+	axg_buf_puts(&y, "rules:\n");
+	for (int i = 0; i < LEAK_USER_RULES_MAX; i++)
+		axg_buf_printf(&y,
+		    "  - {id: r%d, keywords: [kw%d_, shared_], "
+		    "regex: 'kw%d_[a-z]{8}'}\n",
+		    i, i % 100, i % 100);
+	u = leak_ruleset_new_yaml(y.data, y.len, "many.yaml", err, sizeof(err));
+	ok(u != NULL, "%d user rules with shared keywords load",
+	    LEAK_USER_RULES_MAX);
+	if (u != NULL)
+		is_int((int)leak_ruleset_count(u),
+		    (int)leak_ruleset_count(rs) + LEAK_USER_RULES_MAX,
+		    "all of them are in the rule set");
+	leak_ruleset_free(u);
+	axg_buf_reset(&y);
+	axg_buf_puts(&y, "rules:\n");
+	for (int i = 0; i < 600; i++)
+		axg_buf_printf(&y,
+		    "  - {id: r%d, keywords: [kw%d_], regex: "
+		    "'kw%d_[a-z]{8}'}\n",
+		    i, i, i);
+	axg_buf_puts(&y, "  - {id: r317, keywords: [dup_], regex: 'dup_x'}\n");
+	u = leak_ruleset_new_yaml(y.data, y.len, "dup.yaml", err, sizeof(err));
+	ok(u == NULL, "a duplicate id among many is refused");
+	like_str(err, "rule r317: duplicate id", "naming the id (%s)", err);
+	leak_ruleset_free(u);
+	u = leak_ruleset_new_yaml("rules: [{id: github-pat, keywords: [abc], "
+				  "regex: abc}]",
+	    54, "dup2.yaml", err, sizeof(err));
+	ok(u == NULL, "a user rule may not take a built-in id");
+	leak_ruleset_free(u);
+	axg_buf_free(&y);
+}
+
 int
 main(void)
 {
@@ -470,6 +541,8 @@ main(void)
 	test_decoding();
 	test_stream();
 	test_yaml();
+	test_shared_prefix();
+	test_many_rules();
 	test_threads();
 	leak_scan_free(sc);
 	leak_ruleset_free(rs);
