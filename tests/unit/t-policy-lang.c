@@ -94,9 +94,26 @@ test_extent(void)
 	    "distinct keys of a ref-head rule and a rule below merge");
 }
 
+/* `with` names a ref head when a dot follows it, even at a line's start
+ * right after another expression (not a with modifier). */
+static void
+test_keyword_heads(void)
+{
+	check("package t\np if {\n  with.foo == \"a\"\n  with.bar(1) == 1\n}\n"
+	      "with.foo := \"a\"\nwith.bar(x) := x\n",
+	    NULL, "x = data.t.p", NULL, "[{\"x\":true}]",
+	    "with.foo on the line after an expression is a ref, not a "
+	    "modifier");
+	check("package t\np := x if {\n  x := input.v\n  with input as "
+	      "{\"v\": 3}\n}\n",
+	    NULL, "x = data.t.p", NULL, "[{\"x\":3}]",
+	    "a with modifier on its own line still applies");
+}
+
 int
 main(void)
 {
 	test_extent();
+	test_keyword_heads();
 	return tap_done();
 }
