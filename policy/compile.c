@@ -31,6 +31,7 @@ struct comp {
 	struct axp_diags *ds;
 	struct rgroup *cur; /* the group being compiled */
 	int nerr;
+	int nfresh; /* fresh vars made so far */
 };
 
 struct cc {
@@ -2436,6 +2437,85 @@ cc_free(struct cc *cc)
 	free(cc->bound);
 }
 
+/* The vars of a function argument are the function's own locals, even where
+ * a rule of the package has the same name. */
+static void
+declare_arg(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+
+	switch (t->kind) {
+	case T_VAR:
+		if (strcmp(t->name, "input") != 0 &&
+		    strcmp(t->name, "data") != 0)
+			scope_declare(cc, t->name);
+		return;
+	case T_ARRAY:
+	case T_SET:
+		for (i = 0; i < t->n; i++)
+			declare_arg(cc, t->items[i]);
+		return;
+	case T_OBJECT:
+		for (i = 0; i < t->n; i += 2) {
+			collect_term(cc, t->items[i]);
+			declare_arg(cc, t->items[i + 1]);
+		}
+		return;
+	default:
+		collect_term(cc, t);
+		return;
+	}
+}
+
+/* An argument that is a value to compute (a call, such as a template
+ * string, or a comprehension) becomes a fresh var that the body unifies
+ * with that value, as OPA rewrites it: f($"{x}") := 1 if x := "a". */
+static struct ast_term *
+arg_pattern(struct comp *C, struct ast_rule *r, struct ast_term *t)
+{
+	struct ast_term *v;
+	struct ast_expr *e;
+	struct ast_body *b;
+	char name[32];
+	size_t i;
+
+	switch (t->kind) {
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		for (i = 0; i < t->n; i++)
+			if (t->kind != T_OBJECT || i % 2 == 1)
+				t->items[i] = arg_pattern(C, r, t->items[i]);
+		return t;
+	case T_CALL:
+	case T_ARRAY_COMPR:
+	case T_SET_COMPR:
+	case T_OBJECT_COMPR:
+		break;
+	default:
+		return t;
+	}
+	snprintf(name, sizeof(name), "__arg%d__", C->nfresh++);
+	v = ast_alloc(C->A, sizeof(*v));
+	v->kind = T_VAR;
+	v->loc = t->loc;
+	v->name = ast_strndup(C->A, name, strlen(name));
+	e = ast_alloc(C->A, sizeof(*e));
+	e->kind = E_UNIFY;
+	e->loc = t->loc;
+	e->a = v;
+	e->b = t;
+	b = ast_alloc(C->A, sizeof(*b));
+	b->loc = r->body ? r->body->loc : r->loc;
+	b->n = (r->body ? r->body->n : 0) + 1;
+	b->e = ast_alloc(C->A, b->n * sizeof(*b->e));
+	b->e[0] = e;
+	if (r->body != NULL)
+		memcpy(b->e + 1, r->body->e, r->body->n * sizeof(*b->e));
+	r->body = b;
+	return v;
+}
+
 static void
 compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
     struct ast_rule *r)
@@ -2455,7 +2535,9 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 		d->args = ast_alloc(C->A, (r->nargs + 1) * sizeof(*d->args));
 		d->nargs = (uint32_t)r->nargs;
 		for (i = 0; i < r->nargs; i++)
-			collect_term(&cc, r->args[i]);
+			r->args[i] = arg_pattern(C, r, r->args[i]);
+		for (i = 0; i < r->nargs; i++)
+			declare_arg(&cc, r->args[i]);
 		for (i = 0; i < r->nargs; i++) {
 			d->args[i] = lower_pattern(&cc, r->args[i], &sb);
 			mark_bound_opd(&cc, &d->args[i]);

@@ -110,10 +110,32 @@ test_keyword_heads(void)
 	    "a with modifier on its own line still applies");
 }
 
+/* Function arguments: their vars are the function's locals; values to
+ * compute are unified in the body. */
+static void
+test_func_args(void)
+{
+	check("package t\nfoo[\"bar\"](x) := x + 1\nx := foo.bar(2)\n", NULL,
+	    "x = data.t", NULL, "[{\"x\":{\"foo\":{},\"x\":3}}]",
+	    "an argument named like a rule of the package is a local");
+	check("package t\np := f(\"foo bar\")\nf($\"{x} {input.y}\") := 42 if "
+	      "x = \"foo\"\n",
+	    NULL, "x = data.t.p", "{\"y\":\"bar\"}", "[{\"x\":42}]",
+	    "a template string argument is computed once the body binds it");
+	check("package t\np := f(\"foo baz\")\nf($\"{x} {input.y}\") := 42 if "
+	      "x = \"foo\"\n",
+	    NULL, "x = data.t.p", "{\"y\":\"bar\"}", "[]",
+	    "a template string argument that differs does not match");
+	check("package t\np := f([1, 2])\nf([count([1]), y]) := y\n", NULL,
+	    "x = data.t.p", NULL, "[{\"x\":2}]",
+	    "a call nested in an array argument");
+}
+
 int
 main(void)
 {
 	test_extent();
 	test_keyword_heads();
+	test_func_args();
 	return tap_done();
 }
