@@ -617,6 +617,34 @@ struct capctx {
 
 static void cap_term(struct capctx *x, struct ast_term *t);
 
+/* The vars an assignment's left side declares in the closure (x := ...,
+ * [a, b] := ...): the closure's own, whatever the enclosing scope holds. */
+static void
+cap_declare(struct capctx *x, struct ast_term *t)
+{
+	size_t i;
+
+	switch (t->kind) {
+	case T_VAR: {
+		struct var v = { t->name, 0 };
+		x->inner.v =
+		    axg_reallocarray(x->inner.v, x->inner.n + 1, sizeof(v));
+		x->inner.v[x->inner.n++] = v;
+		return;
+	}
+	case T_ARRAY:
+		for (i = 0; i < t->n; i++)
+			cap_declare(x, t->items[i]);
+		return;
+	case T_OBJECT:
+		for (i = 1; i < t->n; i += 2)
+			cap_declare(x, t->items[i]);
+		return;
+	default:
+		return;
+	}
+}
+
 static void
 cap_body(struct capctx *x, struct ast_body *b)
 {
@@ -626,6 +654,8 @@ cap_body(struct capctx *x, struct ast_body *b)
 		return;
 	for (i = 0; i < b->n; i++) {
 		struct ast_expr *e = b->e[i];
+		if (e->kind == E_ASSIGN)
+			cap_declare(x, e->a);
 		if (e->kind == E_SOME)
 			for (j = 0; j < e->nvars; j++) {
 				struct var v = { e->vars[j]->name, 0 };
@@ -691,9 +721,9 @@ cap_term(struct capctx *x, struct ast_term *t)
 	case T_ARRAY_COMPR:
 	case T_SET_COMPR:
 	case T_OBJECT_COMPR:
+		cap_body(x, t->body); /* first: it declares its own vars */
 		cap_term(x, t->key);
 		cap_term(x, t->value);
-		cap_body(x, t->body);
 		return;
 	default:
 		return;

@@ -131,11 +131,31 @@ test_func_args(void)
 	    "a call nested in an array argument");
 }
 
+/* x := ... in a comprehension declares the comprehension's own x, even
+ * where the enclosing query has an unbound x. */
+static void
+test_compr_scope(void)
+{
+	check("package t\n", NULL, "x = [x | x := input.xs[_]]",
+	    "{\"xs\":[\"a\"]}", "[{\"x\":[\"a\"]}]",
+	    "x := in a comprehension shadows the query's x");
+	check("package t\n", NULL, "x = $\"{[x | x := input.xs[_]]}\"",
+	    "{\"xs\":[\"a\"]}", "[{\"x\":\"[\\\"a\\\"]\"}]",
+	    "a comprehension inside a template string");
+	check("package t\n", NULL,
+	    "x = {$\"{x}-{y}\": y | x := input.xs[_]; y := input.ys[_]}",
+	    "{\"xs\":[\"a\"],\"ys\":[\"c\"]}", "[{\"x\":{\"a-c\":\"c\"}}]",
+	    "a template string key of an object comprehension");
+	check_like("package t\n", "x = [y | y := z]", "is unsafe",
+	    "an unbound capture is still unsafe");
+}
+
 int
 main(void)
 {
 	test_extent();
 	test_keyword_heads();
 	test_func_args();
+	test_compr_scope();
 	return tap_done();
 }
