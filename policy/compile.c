@@ -533,6 +533,50 @@ var_bound(struct cc *cc, const char *name)
 	return v == NULL || cc->bound[v->slot];
 }
 
+/* Mark the vars a ref binds as it iterates (input.foos[foo]). */
+static void
+mark_ref_vars(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+	struct var *v;
+
+	if (t->kind != T_REF)
+		return;
+	for (i = 1; i < t->n; i++)
+		if (t->items[i]->kind == T_VAR &&
+		    (v = scope_find(cc->sc, t->items[i]->name)) != NULL)
+			cc->bound[v->slot] = true;
+}
+
+/* The args of a call, taken in the order in which each becomes evaluable:
+ * a ref arg binds its vars first, so foo == input.foos[foo] is safe. */
+static bool
+args_ready(struct cc *cc, struct ast_term *t, size_t arity)
+{
+	bool *saved = axg_reallocarray(NULL, cc->nslots + 1, sizeof(bool));
+	bool *ok = axg_calloc(arity + 1, sizeof(bool));
+	bool progress = true, all = false;
+	size_t i, left = arity < t->n ? arity : t->n;
+
+	memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+	while (progress && left > 0) {
+		progress = false;
+		for (i = 0; i < arity && i < t->n; i++)
+			if (!ok[i] && t_evaluable(cc, t->items[i])) {
+				ok[i] = true;
+				left--;
+				progress = true;
+				mark_ref_vars(cc, t->items[i]);
+			}
+	}
+	all = left == 0 &&
+	    (t->n <= arity || t_patternable(cc, t->items[t->n - 1]));
+	memcpy(cc->bound, saved, cc->nslots * sizeof(bool));
+	free(saved);
+	free(ok);
+	return all;
+}
+
 static bool
 t_evaluable(struct cc *cc, struct ast_term *t)
 {
@@ -563,7 +607,7 @@ t_evaluable(struct cc *cc, struct ast_term *t)
 				if (!t_patternable(cc, t->items[i]))
 					return false;
 			} else if (!t_evaluable(cc, t->items[i])) {
-				return false;
+				return args_ready(cc, t, arity);
 			}
 		}
 		return true;
@@ -1343,8 +1387,27 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 		return opd_const(cc->C, axv_null());
 	}
 	args = ast_alloc(cc->C->A, (arity + 1) * sizeof(*args));
-	for (i = 0; i < arity; i++)
-		args[i] = lower_eval(cc, t->items[i], sb);
+	{
+		/* in order, but an arg that waits for a ref arg's vars
+		 * after it (foo == input.foos[foo]) */
+		bool *ok = axg_calloc(arity + 1, sizeof(bool)), progress = true;
+		size_t left = arity;
+		while (progress && left > 0) {
+			progress = false;
+			for (i = 0; i < arity; i++)
+				if (!ok[i] && t_evaluable(cc, t->items[i])) {
+					args[i] =
+					    lower_eval(cc, t->items[i], sb);
+					ok[i] = true;
+					left--;
+					progress = true;
+				}
+		}
+		for (i = 0; i < arity; i++)
+			if (!ok[i])
+				args[i] = lower_eval(cc, t->items[i], sb);
+		free(ok);
+	}
 	if (t->n == arity + 1 && bi != NULL && strcmp(bi->name, "walk") == 0) {
 		/* the relation walk(x, [path, value]): iterate the pairs */
 		struct opd pairs = opd_local(temp(cc)), k;

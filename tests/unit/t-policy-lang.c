@@ -150,6 +150,19 @@ test_compr_scope(void)
 	    "an unbound capture is still unsafe");
 }
 
+/* A call's ref argument binds the vars another argument compares. */
+static void
+test_call_args_order(void)
+{
+	const char *src = "package t\np := foo if {\n\tsome foo\n\tfoo == "
+			  "input.foos[foo]\n}\n";
+
+	check(src, NULL, "x = data.t.p", "{\"foos\":[2,1,0]}", "[{\"x\":1}]",
+	    "foo == input.foos[foo] binds foo by the ref");
+	check(src, NULL, "x = data.t.p", "{\"foos\":[\"foo\"]}", "[]",
+	    "no index equals its value: undefined");
+}
+
 int
 main(void)
 {
@@ -157,5 +170,6 @@ main(void)
 	test_keyword_heads();
 	test_func_args();
 	test_compr_scope();
+	test_call_args_order();
 	return tap_done();
 }
