@@ -1117,6 +1117,16 @@ lower_data(struct cc *cc, struct dnode *node, struct ast_term **path, size_t n,
 		}
 		if (node->rg != NULL)
 			break;
+		if (e->kind != T_SCALAR && t_evaluable(cc, e)) {
+			/* data[k], k known at evaluation: that one child */
+			struct opd key = lower_eval(cc, e, sb);
+			s = emit(sb, IR_DATA, loc);
+			s->node = node;
+			s->a = key;
+			s->out = temp(cc);
+			*used = i + 1;
+			return opd_local(s->out);
+		}
 		if (e->kind == T_SCALAR) {
 			/* leaving the rule tree: base data only below */
 			struct axv *p = axv_array_new(0), *cur;

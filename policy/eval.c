@@ -561,6 +561,33 @@ virtual_doc(struct ev *ev, const struct dnode *n, const struct ast_loc *loc,
 	return 0;
 }
 
+/* data[k] below a node, k known only now: the one child's document, not
+ * the whole node's (which may hold the rule asking). */
+static int
+data_child(struct ev *ev, const struct stmt *s, struct axv **out)
+{
+	const struct dnode *n = s->node;
+	struct axv *k = peek(ev, &s->a), *base;
+	uint32_t i;
+
+	*out = NULL;
+	if (k == NULL)
+		return 0;
+	if (axv_kind(k) == AXV_STRING)
+		for (i = 0; i < n->nkids; i++)
+			if (strcmp(n->kids[i]->name, axv_str(k)) == 0) {
+				if (n->kids[i]->rg &&
+				    n->kids[i]->rg->kind == RG_FUNC)
+					return 0;
+				return virtual_doc(ev, n->kids[i], &s->loc,
+				    out);
+			}
+	base = base_at(ev, n->path);
+	*out = axv_ref(lookup(base, k));
+	axv_unref(base);
+	return 0;
+}
+
 /* ---- rules ---- */
 static int
 collect_rule(struct ev *ev, const struct block *b)
@@ -1272,7 +1299,10 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 			return 0;
 		return bind_run(ev, b, i, s->out, v);
 	case IR_DATA:
-		if (virtual_doc(ev, s->node, &s->loc, &v) < 0)
+		if (s->a.kind != OPD_NONE) {
+			if (data_child(ev, s, &v) < 0)
+				return -1;
+		} else if (virtual_doc(ev, s->node, &s->loc, &v) < 0)
 			return -1;
 		if (v == NULL)
 			return 0;

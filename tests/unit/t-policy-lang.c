@@ -163,6 +163,22 @@ test_call_args_order(void)
 	    "no index equals its value: undefined");
 }
 
+/* data[k] with k bound reads only that child of the rule tree, so a rule
+ * that reads data[k] is not its own dependency. */
+static void
+test_dynamic_data(void)
+{
+	check("package t\np := data.t[k].allow.x if k := \"u\"\n"
+	      "u.allow.x := 5\n",
+	    NULL, "x = data.t.p", NULL, "[{\"x\":5}]",
+	    "data[k] picks one package at evaluation");
+	check("package t\np := data[k].v if k := \"base\"\n",
+	    "{\"base\":{\"v\":7}}", "x = data.t.p", NULL, "[{\"x\":7}]",
+	    "data[k] reaches base data outside the rule tree");
+	check("package t\np := data[k] if k := \"nothing\"\n", NULL,
+	    "x = data.t.p", NULL, "[]", "data[k] of no child is undefined");
+}
+
 int
 main(void)
 {
@@ -171,5 +187,6 @@ main(void)
 	test_func_args();
 	test_compr_scope();
 	test_call_args_order();
+	test_dynamic_data();
 	return tap_done();
 }
