@@ -1389,6 +1389,14 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 		    name[0] ? name : "(call)");
 		return opd_const(cc->C, axv_null());
 	}
+	if (bi != NULL && (bi->flags & AXP_BIF_NETWORK) &&
+	    (cc->C->pol->flags & AXP_COMPILE_OFFLINE)) {
+		cerr(cc->C, &t->loc, AXP_ERR_TYPE,
+		    "%s is not available in axgate policies (a policy must "
+		    "not make network calls from inside the proxy)",
+		    bi->name);
+		return opd_const(cc->C, axv_null());
+	}
 	arity = bi ? (size_t)bi->arity : rg->nargs;
 	if (t->n != arity && t->n != arity + 1) {
 		cerr(cc->C, &t->loc, AXP_ERR_TYPE,
@@ -2818,7 +2826,7 @@ axp_policy_free_int(struct axp_policy *p)
 
 struct axp_policy *
 axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
-    struct ast_arena *arena, struct axp_diags *ds)
+    struct ast_arena *arena, struct axp_diags *ds, unsigned flags)
 {
 	struct comp C;
 	struct axp_policy *pol = axg_calloc(1, sizeof(*pol));
@@ -2829,6 +2837,7 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	C.pol = pol;
 	C.A = arena;
 	C.ds = ds;
+	pol->flags = flags;
 	pol->arena = arena;
 	pol->data = data ? axv_ref(data) : axv_object_new(0);
 	pol->root = ast_alloc(arena, sizeof(*pol->root));

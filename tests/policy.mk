@@ -16,7 +16,8 @@ TESTS += \
 	tests/conformance/rego-fmt.sh \
 	tests/integration/policy-cli.sh \
 	tests/integration/policy-test.sh \
-	tests/integration/policy-fmt.sh
+	tests/integration/policy-fmt.sh \
+	tests/integration/policy-offline.sh
 tests_rego_conformance_SOURCES = tests/conformance/rego-conformance.c
 EXTRA_DIST += \
 	tests/conformance/rego.sh \
@@ -24,6 +25,7 @@ EXTRA_DIST += \
 	tests/integration/policy-fmt.sh \
 	tests/integration/policy-cli.sh \
 	tests/integration/policy-test.sh \
+	tests/integration/policy-offline.sh \
 	tests/conformance/rego-todo.txt
 
 ## The egress benchmark (make bench).

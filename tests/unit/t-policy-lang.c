@@ -179,6 +179,37 @@ test_dynamic_data(void)
 	    "x = data.t.p", NULL, "[]", "data[k] of no child is undefined");
 }
 
+/* AXP_COMPILE_OFFLINE: a call of http.send is a located compile error. */
+static void
+test_offline(void)
+{
+	const char *src = "package t\n\np := r if {\n\tr := http.send("
+			  "{\"method\": \"get\", \"url\": \"http://a/\"})\n}\n";
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	const struct axp_error *e;
+
+	axp_compiler_add_module(c, "net.rego", src, strlen(src));
+	axp_compiler_set_flags(c, AXP_COMPILE_OFFLINE);
+	p = axp_compiler_compile(c);
+	ok(p == NULL, "offline: a policy calling http.send does not compile");
+	e = axp_compiler_error(c, 0);
+	ok(e != NULL && e->line == 4 && e->col == 7,
+	    "offline: the error is at the call");
+	like_str(e ? e->message : "",
+	    "http.send is not available in axgate policies",
+	    "offline: the error says why");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+
+	c = axp_compiler_new();
+	axp_compiler_add_module(c, "net.rego", src, strlen(src));
+	p = axp_compiler_compile(c);
+	ok(p != NULL, "without the flag the policy compiles");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+}
+
 int
 main(void)
 {
@@ -188,5 +219,6 @@ main(void)
 	test_compr_scope();
 	test_call_args_order();
 	test_dynamic_data();
+	test_offline();
 	return tap_done();
 }
