@@ -77,13 +77,20 @@ axp_compiler_compile(struct axp_compiler *c)
 
 	if (c->diags.n > 0)
 		return NULL;
-	p = axp_compile(c->mods, c->nmods, c->data, c->arena, &c->diags);
+	p = axp_compile(c->mods, c->nmods, c->data, c->arena, &c->diags,
+	    c->flags);
 	if (p == NULL)
 		return NULL;
 	/* the policy owns the arena (AST and IR) now */
 	c->arena = ast_arena_new();
 	c->nmods = 0;
 	return p;
+}
+
+void
+axp_compiler_set_flags(struct axp_compiler *c, unsigned flags)
+{
+	c->flags = flags;
 }
 
 size_t

@@ -72,6 +72,12 @@ int axp_compiler_add_module(struct axp_compiler *c, const char *name,
  */
 int axp_compiler_set_data_json(struct axp_compiler *c, const char *json,
     size_t len);
+/* Refuse, at compile time and with a located error, every call of a builtin
+ * that reaches the network (http.send): a policy that a proxy evaluates
+ * must not block on the network. */
+#define AXP_COMPILE_OFFLINE 0x1
+/* Set AXP_COMPILE_* flags for the next compile. */
+void axp_compiler_set_flags(struct axp_compiler *c, unsigned flags);
 /* Compile everything added; NULL on errors (all of them kept).  The policy
  * lives independently of the compiler. */
 struct axp_policy *axp_compiler_compile(struct axp_compiler *c);

@@ -5,7 +5,9 @@
  * never sends: it reports a malformed request as OPA does (unknown or
  * missing parameters, eval_type_error) and any well-formed one as an
  * eval_builtin_error.  Either way the evaluation ends with an error, which
- * the gate treats as a denial.
+ * the gate would treat as a denial; but the gate compiles with
+ * AXP_COMPILE_OFFLINE, so a policy that calls it does not even load there
+ * (AXP_BIF_NETWORK), and only axgate policy eval ever runs it.
  */
 #include "config.h"
 
@@ -75,6 +77,7 @@ bi_http_send(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 }
 
 const struct axp_builtin axp_builtins_http[] = {
-	{ "http.send", 1, bi_http_send, "(object) => object", AXP_BIF_NONDET },
+	{ "http.send", 1, bi_http_send, "(object) => object",
+	    AXP_BIF_NONDET | AXP_BIF_NETWORK },
 	{ NULL, 0, NULL, NULL, 0 },
 };

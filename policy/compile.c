@@ -31,6 +31,7 @@ struct comp {
 	struct axp_diags *ds;
 	struct rgroup *cur; /* the group being compiled */
 	int nerr;
+	int nfresh; /* fresh vars made so far */
 };
 
 struct cc {
@@ -532,6 +533,50 @@ var_bound(struct cc *cc, const char *name)
 	return v == NULL || cc->bound[v->slot];
 }
 
+/* Mark the vars a ref binds as it iterates (input.foos[foo]). */
+static void
+mark_ref_vars(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+	struct var *v;
+
+	if (t->kind != T_REF)
+		return;
+	for (i = 1; i < t->n; i++)
+		if (t->items[i]->kind == T_VAR &&
+		    (v = scope_find(cc->sc, t->items[i]->name)) != NULL)
+			cc->bound[v->slot] = true;
+}
+
+/* The args of a call, taken in the order in which each becomes evaluable:
+ * a ref arg binds its vars first, so foo == input.foos[foo] is safe. */
+static bool
+args_ready(struct cc *cc, struct ast_term *t, size_t arity)
+{
+	bool *saved = axg_reallocarray(NULL, cc->nslots + 1, sizeof(bool));
+	bool *ok = axg_calloc(arity + 1, sizeof(bool));
+	bool progress = true, all = false;
+	size_t i, left = arity < t->n ? arity : t->n;
+
+	memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+	while (progress && left > 0) {
+		progress = false;
+		for (i = 0; i < arity && i < t->n; i++)
+			if (!ok[i] && t_evaluable(cc, t->items[i])) {
+				ok[i] = true;
+				left--;
+				progress = true;
+				mark_ref_vars(cc, t->items[i]);
+			}
+	}
+	all = left == 0 &&
+	    (t->n <= arity || t_patternable(cc, t->items[t->n - 1]));
+	memcpy(cc->bound, saved, cc->nslots * sizeof(bool));
+	free(saved);
+	free(ok);
+	return all;
+}
+
 static bool
 t_evaluable(struct cc *cc, struct ast_term *t)
 {
@@ -562,7 +607,7 @@ t_evaluable(struct cc *cc, struct ast_term *t)
 				if (!t_patternable(cc, t->items[i]))
 					return false;
 			} else if (!t_evaluable(cc, t->items[i])) {
-				return false;
+				return args_ready(cc, t, arity);
 			}
 		}
 		return true;
@@ -616,6 +661,34 @@ struct capctx {
 
 static void cap_term(struct capctx *x, struct ast_term *t);
 
+/* The vars an assignment's left side declares in the closure (x := ...,
+ * [a, b] := ...): the closure's own, whatever the enclosing scope holds. */
+static void
+cap_declare(struct capctx *x, struct ast_term *t)
+{
+	size_t i;
+
+	switch (t->kind) {
+	case T_VAR: {
+		struct var v = { t->name, 0 };
+		x->inner.v =
+		    axg_reallocarray(x->inner.v, x->inner.n + 1, sizeof(v));
+		x->inner.v[x->inner.n++] = v;
+		return;
+	}
+	case T_ARRAY:
+		for (i = 0; i < t->n; i++)
+			cap_declare(x, t->items[i]);
+		return;
+	case T_OBJECT:
+		for (i = 1; i < t->n; i += 2)
+			cap_declare(x, t->items[i]);
+		return;
+	default:
+		return;
+	}
+}
+
 static void
 cap_body(struct capctx *x, struct ast_body *b)
 {
@@ -625,6 +698,8 @@ cap_body(struct capctx *x, struct ast_body *b)
 		return;
 	for (i = 0; i < b->n; i++) {
 		struct ast_expr *e = b->e[i];
+		if (e->kind == E_ASSIGN)
+			cap_declare(x, e->a);
 		if (e->kind == E_SOME)
 			for (j = 0; j < e->nvars; j++) {
 				struct var v = { e->vars[j]->name, 0 };
@@ -690,9 +765,9 @@ cap_term(struct capctx *x, struct ast_term *t)
 	case T_ARRAY_COMPR:
 	case T_SET_COMPR:
 	case T_OBJECT_COMPR:
+		cap_body(x, t->body); /* first: it declares its own vars */
 		cap_term(x, t->key);
 		cap_term(x, t->value);
-		cap_body(x, t->body);
 		return;
 	default:
 		return;
@@ -1042,6 +1117,16 @@ lower_data(struct cc *cc, struct dnode *node, struct ast_term **path, size_t n,
 		}
 		if (node->rg != NULL)
 			break;
+		if (e->kind != T_SCALAR && t_evaluable(cc, e)) {
+			/* data[k], k known at evaluation: that one child */
+			struct opd key = lower_eval(cc, e, sb);
+			s = emit(sb, IR_DATA, loc);
+			s->node = node;
+			s->a = key;
+			s->out = temp(cc);
+			*used = i + 1;
+			return opd_local(s->out);
+		}
 		if (e->kind == T_SCALAR) {
 			/* leaving the rule tree: base data only below */
 			struct axv *p = axv_array_new(0), *cur;
@@ -1304,6 +1389,14 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 		    name[0] ? name : "(call)");
 		return opd_const(cc->C, axv_null());
 	}
+	if (bi != NULL && (bi->flags & AXP_BIF_NETWORK) &&
+	    (cc->C->pol->flags & AXP_COMPILE_OFFLINE)) {
+		cerr(cc->C, &t->loc, AXP_ERR_TYPE,
+		    "%s is not available in axgate policies (a policy must "
+		    "not make network calls from inside the proxy)",
+		    bi->name);
+		return opd_const(cc->C, axv_null());
+	}
 	arity = bi ? (size_t)bi->arity : rg->nargs;
 	if (t->n != arity && t->n != arity + 1) {
 		cerr(cc->C, &t->loc, AXP_ERR_TYPE,
@@ -1312,8 +1405,27 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 		return opd_const(cc->C, axv_null());
 	}
 	args = ast_alloc(cc->C->A, (arity + 1) * sizeof(*args));
-	for (i = 0; i < arity; i++)
-		args[i] = lower_eval(cc, t->items[i], sb);
+	{
+		/* in order, but an arg that waits for a ref arg's vars
+		 * after it (foo == input.foos[foo]) */
+		bool *ok = axg_calloc(arity + 1, sizeof(bool)), progress = true;
+		size_t left = arity;
+		while (progress && left > 0) {
+			progress = false;
+			for (i = 0; i < arity; i++)
+				if (!ok[i] && t_evaluable(cc, t->items[i])) {
+					args[i] =
+					    lower_eval(cc, t->items[i], sb);
+					ok[i] = true;
+					left--;
+					progress = true;
+				}
+		}
+		for (i = 0; i < arity; i++)
+			if (!ok[i])
+				args[i] = lower_eval(cc, t->items[i], sb);
+		free(ok);
+	}
 	if (t->n == arity + 1 && bi != NULL && strcmp(bi->name, "walk") == 0) {
 		/* the relation walk(x, [path, value]): iterate the pairs */
 		struct opd pairs = opd_local(temp(cc)), k;
@@ -2436,6 +2548,85 @@ cc_free(struct cc *cc)
 	free(cc->bound);
 }
 
+/* The vars of a function argument are the function's own locals, even where
+ * a rule of the package has the same name. */
+static void
+declare_arg(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+
+	switch (t->kind) {
+	case T_VAR:
+		if (strcmp(t->name, "input") != 0 &&
+		    strcmp(t->name, "data") != 0)
+			scope_declare(cc, t->name);
+		return;
+	case T_ARRAY:
+	case T_SET:
+		for (i = 0; i < t->n; i++)
+			declare_arg(cc, t->items[i]);
+		return;
+	case T_OBJECT:
+		for (i = 0; i < t->n; i += 2) {
+			collect_term(cc, t->items[i]);
+			declare_arg(cc, t->items[i + 1]);
+		}
+		return;
+	default:
+		collect_term(cc, t);
+		return;
+	}
+}
+
+/* An argument that is a value to compute (a call, such as a template
+ * string, or a comprehension) becomes a fresh var that the body unifies
+ * with that value, as OPA rewrites it: f($"{x}") := 1 if x := "a". */
+static struct ast_term *
+arg_pattern(struct comp *C, struct ast_rule *r, struct ast_term *t)
+{
+	struct ast_term *v;
+	struct ast_expr *e;
+	struct ast_body *b;
+	char name[32];
+	size_t i;
+
+	switch (t->kind) {
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		for (i = 0; i < t->n; i++)
+			if (t->kind != T_OBJECT || i % 2 == 1)
+				t->items[i] = arg_pattern(C, r, t->items[i]);
+		return t;
+	case T_CALL:
+	case T_ARRAY_COMPR:
+	case T_SET_COMPR:
+	case T_OBJECT_COMPR:
+		break;
+	default:
+		return t;
+	}
+	snprintf(name, sizeof(name), "__arg%d__", C->nfresh++);
+	v = ast_alloc(C->A, sizeof(*v));
+	v->kind = T_VAR;
+	v->loc = t->loc;
+	v->name = ast_strndup(C->A, name, strlen(name));
+	e = ast_alloc(C->A, sizeof(*e));
+	e->kind = E_UNIFY;
+	e->loc = t->loc;
+	e->a = v;
+	e->b = t;
+	b = ast_alloc(C->A, sizeof(*b));
+	b->loc = r->body ? r->body->loc : r->loc;
+	b->n = (r->body ? r->body->n : 0) + 1;
+	b->e = ast_alloc(C->A, b->n * sizeof(*b->e));
+	b->e[0] = e;
+	if (r->body != NULL)
+		memcpy(b->e + 1, r->body->e, r->body->n * sizeof(*b->e));
+	r->body = b;
+	return v;
+}
+
 static void
 compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
     struct ast_rule *r)
@@ -2455,7 +2646,9 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 		d->args = ast_alloc(C->A, (r->nargs + 1) * sizeof(*d->args));
 		d->nargs = (uint32_t)r->nargs;
 		for (i = 0; i < r->nargs; i++)
-			collect_term(&cc, r->args[i]);
+			r->args[i] = arg_pattern(C, r, r->args[i]);
+		for (i = 0; i < r->nargs; i++)
+			declare_arg(&cc, r->args[i]);
 		for (i = 0; i < r->nargs; i++) {
 			d->args[i] = lower_pattern(&cc, r->args[i], &sb);
 			mark_bound_opd(&cc, &d->args[i]);
@@ -2633,7 +2826,7 @@ axp_policy_free_int(struct axp_policy *p)
 
 struct axp_policy *
 axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
-    struct ast_arena *arena, struct axp_diags *ds)
+    struct ast_arena *arena, struct axp_diags *ds, unsigned flags)
 {
 	struct comp C;
 	struct axp_policy *pol = axg_calloc(1, sizeof(*pol));
@@ -2644,6 +2837,7 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	C.pol = pol;
 	C.A = arena;
 	C.ds = ds;
+	pol->flags = flags;
 	pol->arena = arena;
 	pol->data = data ? axv_ref(data) : axv_object_new(0);
 	pol->root = ast_alloc(arena, sizeof(*pol->root));

@@ -468,6 +468,35 @@ base_at(struct ev *ev, struct axv *path)
 static int eval_group(struct ev *ev, const struct rgroup *g,
     const struct ast_loc *loc, struct axv **out);
 
+/* Base data b merged with a rule's value v (both references taken): objects
+ * merge key by key, and elsewhere the base document keeps its value. */
+static struct axv *
+merge_base(struct axv *b, struct axv *v)
+{
+	struct axv *o;
+	size_t j;
+
+	if (axv_kind(b) != AXV_OBJECT || axv_kind(v) != AXV_OBJECT) {
+		axv_unref(v);
+		return b;
+	}
+	o = axv_object_new(0);
+	for (j = 0; j < axv_object_len(b); j++)
+		axv_object_put(o, axv_ref(axv_object_key(b, j)),
+		    axv_ref(axv_object_val(b, j)));
+	for (j = 0; j < axv_object_len(v); j++) {
+		struct axv *k = axv_object_key(v, j), *old;
+		old = axv_object_get(o, k);
+		axv_object_put(o, axv_ref(k),
+		    old ? merge_base(axv_ref(old),
+			      axv_ref(axv_object_val(v, j)))
+			: axv_ref(axv_object_val(v, j)));
+	}
+	axv_unref(b);
+	axv_unref(v);
+	return o;
+}
+
 /* The virtual document at a node: base data merged with rule values. */
 static int
 virtual_doc(struct ev *ev, const struct dnode *n, const struct ast_loc *loc,
@@ -475,12 +504,14 @@ virtual_doc(struct ev *ev, const struct dnode *n, const struct ast_loc *loc,
 {
 	struct axv *base = base_at(ev, n->path), *o;
 	uint32_t i;
-	size_t j;
+	size_t j, nrule = 0;
 
 	if (n->rg != NULL) {
 		axv_unref(base);
 		if (eval_group(ev, n->rg, loc, &base) < 0)
 			return -1;
+		if (base != NULL && axv_kind(base) == AXV_OBJECT)
+			nrule = axv_object_len(base);
 		if (n->nkids == 0 ||
 		    (base != NULL && axv_kind(base) != AXV_OBJECT)) {
 			*out = base;
@@ -499,7 +530,7 @@ virtual_doc(struct ev *ev, const struct dnode *n, const struct ast_loc *loc,
 	axv_unref(base);
 	for (i = 0; i < n->nkids; i++) {
 		const struct dnode *k = n->kids[i];
-		struct axv *v = NULL;
+		struct axv *v = NULL, *key, *old;
 		if (!k->has_rules && k->rg == NULL)
 			continue;
 		if (k->rg && k->rg->kind == RG_FUNC)
@@ -508,10 +539,52 @@ virtual_doc(struct ev *ev, const struct dnode *n, const struct ast_loc *loc,
 			axv_unref(o);
 			return -1;
 		}
-		if (v != NULL)
-			axv_object_put(o, axv_cstr(k->name), v);
+		if (v == NULL)
+			continue;
+		key = axv_cstr(k->name);
+		if ((old = axv_object_get(o, key)) == NULL) {
+			axv_object_put(o, key, v);
+			continue;
+		}
+		/* a key both the node's own rules and a rule below define is
+		 * a conflict; base data merges with a rule's value */
+		if (nrule > 0) {
+			axv_unref(key);
+			axv_unref(v);
+			axv_unref(o);
+			return ev_error(ev, loc, AXP_ERR_EVAL_CONFLICT,
+			    "object keys must be unique");
+		}
+		axv_object_put(o, key, merge_base(axv_ref(old), v));
 	}
 	*out = o;
+	return 0;
+}
+
+/* data[k] below a node, k known only now: the one child's document, not
+ * the whole node's (which may hold the rule asking). */
+static int
+data_child(struct ev *ev, const struct stmt *s, struct axv **out)
+{
+	const struct dnode *n = s->node;
+	struct axv *k = peek(ev, &s->a), *base;
+	uint32_t i;
+
+	*out = NULL;
+	if (k == NULL)
+		return 0;
+	if (axv_kind(k) == AXV_STRING)
+		for (i = 0; i < n->nkids; i++)
+			if (strcmp(n->kids[i]->name, axv_str(k)) == 0) {
+				if (n->kids[i]->rg &&
+				    n->kids[i]->rg->kind == RG_FUNC)
+					return 0;
+				return virtual_doc(ev, n->kids[i], &s->loc,
+				    out);
+			}
+	base = base_at(ev, n->path);
+	*out = axv_ref(lookup(base, k));
+	axv_unref(base);
 	return 0;
 }
 
@@ -1309,7 +1382,10 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 			return 0;
 		return bind_run(ev, b, i, s->out, v);
 	case IR_DATA:
-		if (virtual_doc(ev, s->node, &s->loc, &v) < 0)
+		if (s->a.kind != OPD_NONE) {
+			if (data_child(ev, s, &v) < 0)
+				return -1;
+		} else if (virtual_doc(ev, s->node, &s->loc, &v) < 0)
 			return -1;
 		if (v == NULL)
 			return 0;

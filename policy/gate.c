@@ -124,6 +124,7 @@ build(const char *name, const char *yaml, size_t len,
 	EVP_DigestUpdate(md, yaml, len);
 
 	c = axp_compiler_new();
+	axp_compiler_set_flags(c, AXP_COMPILE_OFFLINE);
 	for (i = 0; i < gate_builtin_nmodules; i++) {
 		const struct gate_module *m = &gate_builtin_modules[i];
 

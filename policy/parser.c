@@ -759,7 +759,7 @@ parse_withs(struct parser *ps, struct ast_expr *e)
 	struct ast_with w[64];
 	size_t n = 0;
 
-	while (is_kw(ps, "with")) {
+	while (is_kw(ps, "with") && !kw_as_var(ps)) {
 		if (n == AXG_ARRAY_LEN(w))
 			perr(ps, "too many with modifiers");
 		next(ps);

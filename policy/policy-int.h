@@ -13,6 +13,7 @@ struct axp_compiler {
 	struct axv *data;
 	struct axp_diags diags;
 	bool strict;
+	unsigned flags; /* AXP_COMPILE_* */
 };
 
 struct axp_policy {
@@ -22,6 +23,7 @@ struct axp_policy {
 	struct rgroup **groups;
 	uint32_t ngroups;
 	uint32_t max_slots; /* the largest frame */
+	unsigned flags;	    /* AXP_COMPILE_* it was compiled with */
 };
 
 struct qvar {
@@ -42,8 +44,9 @@ struct axp_query {
 };
 
 /* compile.c */
-struct axp_policy *axp_compile(struct ast_module **mods, size_t nmods,
-    struct axv *data, struct ast_arena *arena, struct axp_diags *ds);
+struct axp_policy *
+axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
+    struct ast_arena *arena, struct axp_diags *ds, unsigned flags);
 /* Compile a parsed query against a policy; NULL with diagnostics. */
 struct axp_query *axp_compile_query(struct axp_policy *pol,
     struct ast_body *body, struct ast_arena *arena, struct axp_diags *ds);

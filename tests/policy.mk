@@ -5,6 +5,7 @@ check_PROGRAMS += \
 	tests/unit/t-policy-eval \
 	tests/unit/t-policy-bi-extra \
 	tests/unit/t-policy-fastpath \
+	tests/unit/t-policy-lang \
 	tests/rego-conformance
 TESTS += \
 	tests/unit/t-policy-jidx \
@@ -12,11 +13,13 @@ TESTS += \
 	tests/unit/t-policy-eval \
 	tests/unit/t-policy-bi-extra \
 	tests/unit/t-policy-fastpath \
+	tests/unit/t-policy-lang \
 	tests/conformance/rego.sh \
 	tests/conformance/rego-fmt.sh \
 	tests/integration/policy-cli.sh \
 	tests/integration/policy-test.sh \
-	tests/integration/policy-fmt.sh
+	tests/integration/policy-fmt.sh \
+	tests/integration/policy-offline.sh
 tests_rego_conformance_SOURCES = tests/conformance/rego-conformance.c
 EXTRA_DIST += \
 	tests/conformance/rego.sh \
@@ -24,6 +27,7 @@ EXTRA_DIST += \
 	tests/integration/policy-fmt.sh \
 	tests/integration/policy-cli.sh \
 	tests/integration/policy-test.sh \
+	tests/integration/policy-offline.sh \
 	tests/conformance/rego-todo.txt
 
 ## The egress benchmark (make bench).
