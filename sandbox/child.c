@@ -379,6 +379,7 @@ init_seccomp(void)
 		INIT_ALLOW(__NR_wait4),
 		INIT_ALLOW(__NR_kill),
 		INIT_ALLOW(__NR_write),
+		INIT_ALLOW(__NR_close),
 		INIT_ALLOW(__NR_exit_group),
 		INIT_ALLOW(__NR_exit),
 		INIT_ALLOW(__NR_rt_sigreturn),
@@ -390,7 +391,9 @@ init_seccomp(void)
 		.filter = f };
 
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1)
-		fail(SBX_EXIT_SETUP, errno, "seccomp: the init's filter");
+		fail(SBX_EXIT_SETUP, errno,
+		    "seccomp: loading the init's filter (the kernel must "
+		    "have CONFIG_SECCOMP_FILTER)");
 }
 
 /* After the fork of the job, the init keeps only what relaying and
@@ -403,7 +406,9 @@ static void
 init_confine(void)
 {
 	struct pollfd pfd = { .fd = P->sync_r, .events = POLLIN };
-	unsigned keep = (unsigned)P->status_w;
+	int keep[2] = { P->status_w < P->err_w ? P->status_w : P->err_w,
+		P->status_w < P->err_w ? P->err_w : P->status_w };
+	unsigned lo = 3;
 
 	drop_privileges();
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
@@ -414,12 +419,22 @@ init_confine(void)
 		fail(SBX_EXIT_SETUP, errno, "setting the parent-death signal");
 	if (poll(&pfd, 1, 0) != 0)
 		fail(SBX_EXIT_SETUP, 0, "the launcher is gone");
-	if ((keep > 3 && syscall(__NR_close_range, 3U, keep - 1, 0U) == -1) ||
-	    syscall(__NR_close_range, keep + 1, ~0U, 0U) == -1)
+	/* Everything but the status pipe and, until the end, the error
+	 * pipe: a failure here is reported like the job's. */
+	for (int i = 0; i < 2; i++) {
+		if ((unsigned)keep[i] > lo &&
+		    syscall(__NR_close_range, lo, (unsigned)keep[i] - 1, 0U) ==
+			-1)
+			fail(SBX_EXIT_SETUP, errno, "close_range in the init");
+		lo = (unsigned)keep[i] + 1;
+	}
+	if (syscall(__NR_close_range, lo, ~0U, 0U) == -1)
 		fail(SBX_EXIT_SETUP, errno, "close_range in the init");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fail(SBX_EXIT_SETUP, errno, "setting no_new_privs in the init");
 	init_seccomp();
+	/* Its EOF (with the job's exec) tells the launcher the job started. */
+	syscall(SYS_close, P->err_w);
 }
 
 /* The PID namespace's init: relay signals, reap, report.  Raw system
@@ -499,6 +514,5 @@ sbx_child_init(const struct sbx_plan *plan)
 		fail(SBX_EXIT_SETUP, errno, "forking the job");
 	if (job == 0)
 		job_exec();
-	close(P->err_w);
 	init_loop(job);
 }
