@@ -173,4 +173,22 @@ int axg_ipc_recv(int sock, const struct axg_ipc_bound *bounds, size_t nbounds,
  * $NOTIFY_SOCKET; nothing when it is unset.  0 or -1 with a message. */
 int axg_sd_notify(const char *state, char *err, size_t errlen);
 
+/* ---- SHA-256 (sha256.c) ---- */
+/* A plain SHA-256 with no initialisation cost, for digests on start-up
+ * paths.  Not constant-time: not for secrets or MACs. */
+#define AXG_SHA256_LEN 32
+
+struct axg_sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+	size_t nbuf;
+};
+
+void axg_sha256_init(struct axg_sha256 *s);
+void axg_sha256_update(struct axg_sha256 *s, const void *data, size_t n);
+/* Writes the digest and wipes the state. */
+void axg_sha256_final(struct axg_sha256 *s, unsigned char out[AXG_SHA256_LEN]);
+void axg_sha256(const void *data, size_t n, unsigned char out[AXG_SHA256_LEN]);
+
 #endif /* AXG_COMMON_H */

@@ -9,4 +9,5 @@ common_libaxcommon_la_SOURCES = \
 	%reldir%/buf.c \
 	%reldir%/str.c \
 	%reldir%/ipc.c \
-	%reldir%/sdnotify.c
+	%reldir%/sdnotify.c \
+	%reldir%/sha256.c

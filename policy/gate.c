@@ -9,8 +9,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <openssl/evp.h>
-
 #include "common/common.h"
 #include "policy/gate.h"
 #include "policy/policy-int.h"
@@ -109,19 +107,18 @@ build(const char *name, const char *yaml, size_t len,
 	struct axv *doc, *rego = NULL, *data = NULL, *ax;
 	struct axp_compiler *c = NULL;
 	struct gate *g = NULL;
-	EVP_MD_CTX *md = NULL;
-	unsigned char sum[EVP_MAX_MD_SIZE];
-	unsigned sumlen = 0;
+	/* The built-in SHA-256: no crypto library initialisation on the
+	 * launcher's start-up path. */
+	struct axg_sha256 md;
+	unsigned char sum[AXG_SHA256_LEN];
 	size_t i;
 
 	memset(errs, 0, sizeof(*errs));
 	doc = axp_polfile_load_mem(name, yaml, len, opts, errs, &rego);
 	if (doc == NULL)
 		return NULL;
-	md = EVP_MD_CTX_new();
-	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha256(), NULL))
-		axg_fatal(1, "SHA-256 unavailable");
-	EVP_DigestUpdate(md, yaml, len);
+	axg_sha256_init(&md);
+	axg_sha256_update(&md, yaml, len);
 
 	c = axp_compiler_new();
 	axp_compiler_set_flags(c, AXP_COMPILE_OFFLINE);
@@ -147,12 +144,12 @@ build(const char *name, const char *yaml, size_t len,
 			gerr(errs, "%s: rego[%zu]: %s", name, i, err);
 			continue;
 		}
-		EVP_DigestUpdate(md, text, n);
+		axg_sha256_update(&md, text, n);
 		(void)axp_compiler_add_module(c, path, text, n);
 		free(text);
 	}
 	for (i = 0; i < nextra; i++) {
-		EVP_DigestUpdate(md, extra[i].text, strlen(extra[i].text));
+		axg_sha256_update(&md, extra[i].text, strlen(extra[i].text));
 		(void)axp_compiler_add_module(c, extra[i].name, extra[i].text,
 		    strlen(extra[i].text));
 	}
@@ -194,17 +191,15 @@ build(const char *name, const char *yaml, size_t len,
 	copy_str(g->name, sizeof(g->name), axv_object_gets(doc, "name"), "");
 	copy_str(g->mode, sizeof(g->mode),
 	    axv_object_gets(axv_object_gets(doc, "network"), "mode"), "proxy");
-	EVP_DigestFinal_ex(md, sum, &sumlen);
-	for (i = 0; i < 8 && i < sumlen; i++)
+	axg_sha256_final(&md, sum);
+	for (i = 0; i < 8; i++)
 		snprintf(g->digest + 2 * i, 3, "%02x", sum[i]);
-	EVP_MD_CTX_free(md);
 	axp_compiler_free(c);
 	axv_unref(data);
 	axv_unref(rego);
 	axv_unref(doc);
 	return g;
 fail:
-	EVP_MD_CTX_free(md);
 	gate_unref(g);
 	axp_compiler_free(c);
 	axv_unref(data);

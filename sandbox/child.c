@@ -14,11 +14,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -347,13 +351,101 @@ job_exec(void)
 	fail(SBX_EXIT_EXEC, errno, "executing %.200s", P->path);
 }
 
-/* The PID namespace's init: relay signals, reap, report. */
+/* The init's seccomp filter: the handful of calls its loop makes (all
+ * through syscall(), so no library wrapper adds any), and death for
+ * anything else, other architectures and the x32 ABI included. */
+#if defined(__x86_64__)
+#define INIT_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define INIT_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the sandbox init's seccomp filter needs this architecture's AUDIT_ARCH"
+#endif
+#define INIT_ALLOW(nr)                                                         \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                       \
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+static void
+init_seccomp(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, INIT_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		INIT_ALLOW(__NR_rt_sigtimedwait),
+		INIT_ALLOW(__NR_wait4),
+		INIT_ALLOW(__NR_kill),
+		INIT_ALLOW(__NR_write),
+		INIT_ALLOW(__NR_close),
+		INIT_ALLOW(__NR_exit_group),
+		INIT_ALLOW(__NR_exit),
+		INIT_ALLOW(__NR_rt_sigreturn),
+		INIT_ALLOW(__NR_restart_syscall),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { .len = (unsigned short)(sizeof(f) /
+				       sizeof(f[0])),
+		.filter = f };
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1)
+		fail(SBX_EXIT_SETUP, errno,
+		    "seccomp: loading the init's filter (the kernel must "
+		    "have CONFIG_SECCOMP_FILTER)");
+}
+
+/* After the fork of the job, the init keeps only what relaying and
+ * reaping need: the status pipe; the job's user with no capabilities,
+ * not dumpable (the job, the same user, can neither trace it nor read its
+ * /proc files), no_new_privs and a filter of its few system calls.  The
+ * kernel already keeps signals from inside the namespace that the init
+ * does not wait for from reaching it. */
+static void
+init_confine(void)
+{
+	struct pollfd pfd = { .fd = P->sync_r, .events = POLLIN };
+	int keep[2] = { P->status_w < P->err_w ? P->status_w : P->err_w,
+		P->status_w < P->err_w ? P->err_w : P->status_w };
+	unsigned lo = 3;
+
+	drop_privileges();
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "making the init not dumpable");
+	/* The uid change cleared the death signal: arm it again, then make
+	 * sure the launcher did not die before it was. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "setting the parent-death signal");
+	if (poll(&pfd, 1, 0) != 0)
+		fail(SBX_EXIT_SETUP, 0, "the launcher is gone");
+	/* Everything but the status pipe and, until the end, the error
+	 * pipe: a failure here is reported like the job's. */
+	for (int i = 0; i < 2; i++) {
+		if ((unsigned)keep[i] > lo &&
+		    syscall(__NR_close_range, lo, (unsigned)keep[i] - 1, 0U) ==
+			-1)
+			fail(SBX_EXIT_SETUP, errno, "close_range in the init");
+		lo = (unsigned)keep[i] + 1;
+	}
+	if (syscall(__NR_close_range, lo, ~0U, 0U) == -1)
+		fail(SBX_EXIT_SETUP, errno, "close_range in the init");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fail(SBX_EXIT_SETUP, errno, "setting no_new_privs in the init");
+	init_seccomp();
+	/* Its EOF (with the job's exec) tells the launcher the job started. */
+	syscall(SYS_close, P->err_w);
+}
+
+/* The PID namespace's init: relay signals, reap, report.  Raw system
+ * calls only: its seccomp filter allows nothing else. */
 static void init_loop(pid_t job) __attribute__((noreturn));
 
 static void
 init_loop(pid_t job)
 {
 	sigset_t set;
+	int status_w = P->status_w;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -364,27 +456,30 @@ init_loop(pid_t job)
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGWINCH);
+	init_confine();
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
+		long sig = syscall(SYS_rt_sigtimedwait, &set, &si, NULL,
+		    (size_t)(_NSIG / 8));
 
 		if (sig == -1)
 			continue;
 		if (sig != SIGCHLD) {
-			kill(job, sig);
+			syscall(SYS_kill, job, (int)sig);
 			continue;
 		}
 		for (;;) {
 			int st;
-			pid_t p = waitpid(-1, &st, WNOHANG);
+			long p = syscall(SYS_wait4, -1, &st, WNOHANG, NULL);
 
 			if (p <= 0)
 				break;
 			if (p == job) {
-				if (write(P->status_w, &st, sizeof(st)) < 0) {
+				if (syscall(SYS_write, status_w, &st,
+					sizeof(st)) < 0) {
 					/* the parent is gone: so are we */
 				}
-				_exit(0);
+				syscall(SYS_exit_group, 0);
 			}
 		}
 	}
@@ -419,6 +514,5 @@ sbx_child_init(const struct sbx_plan *plan)
 		fail(SBX_EXIT_SETUP, errno, "forking the job");
 	if (job == 0)
 		job_exec();
-	close(P->err_w);
 	init_loop(job);
 }

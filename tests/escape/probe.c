@@ -17,6 +17,7 @@
 #include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -290,6 +291,72 @@ do_fork_bomb(int max)
 	return 0;
 }
 
+/* The lines of /proc/PID/status that say how privileged it is, on one
+ * line: "Uid=... CapEff=... CapPrm=... CapBnd=... NoNewPrivs=... Seccomp=...",
+ * or the errno's name. */
+static int
+do_proc_status(const char *pid)
+{
+	static const char *const keys[] = { "Uid", "CapEff", "CapPrm", "CapBnd",
+		"NoNewPrivs", "Seccomp" };
+	char path[64], line[256];
+	FILE *f;
+	bool first = true;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return report(-1);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *v = strchr(line, ':');
+
+		if (v == NULL)
+			continue;
+		*v++ = '\0';
+		v += strspn(v, " \t");
+		v[strcspn(v, "\t\n")] = '\0';
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strcmp(line, keys[i]) == 0) {
+				printf("%s%s=%s", first ? "" : " ", line, v);
+				first = false;
+			}
+	}
+	fclose(f);
+	printf("\n");
+	return 0;
+}
+
+/* Attach to another process of the job (the init: pid 1). */
+static int
+do_ptrace_pid(const char *pid)
+{
+	long rc = ptrace(PTRACE_ATTACH, (pid_t)num(pid), NULL, NULL);
+
+	if (rc == 0)
+		ptrace(PTRACE_DETACH, (pid_t)num(pid), NULL, NULL);
+	return report(rc);
+}
+
+/* List another process's descriptors: "OK" when the directory can be
+ * read at all. */
+static int
+do_list_fds(const char *pid)
+{
+	char path[64];
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	d = opendir(path);
+	if (d == NULL)
+		return report(-1);
+	errno = 0;
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return report(n > 0 ? 0 : -1);
+}
+
 static void
 on_term(int sig)
 {
@@ -496,6 +563,12 @@ main(int argc, char **argv)
 	}
 	if (strcmp(a, "status") == 0)
 		return do_status();
+	if (strcmp(a, "proc-status") == 0)
+		return do_proc_status(x);
+	if (strcmp(a, "ptrace-pid") == 0)
+		return do_ptrace_pid(x);
+	if (strcmp(a, "list-fds") == 0)
+		return do_list_fds(x);
 	if (strcmp(a, "fork-bomb") == 0)
 		return do_fork_bomb(num(x));
 	if (strcmp(a, "exit") == 0)
