@@ -32,6 +32,10 @@ struct comp {
 	struct rgroup *cur; /* the group being compiled */
 	int nerr;
 	int nfresh; /* fresh vars made so far */
+	struct ast_module *
+	    *mods; /* all modules, to find rules sharing a line */
+	size_t nmods;
+	char rule_sfx[200]; /* " in rule NAME" or "": see rule_suffix() */
 };
 
 struct cc {
@@ -44,6 +48,7 @@ struct cc {
 	struct ast_body *top;  /* the query's body */
 	struct opd *expr_opds; /* its expressions' values */
 	size_t cur_expr;
+	const struct ast_loc *expr_loc; /* the body expression being lowered */
 };
 
 struct sbuf {
@@ -657,6 +662,8 @@ struct capctx {
 	struct vscope inner; /* names the closure declares itself */
 	bool ok;
 	const struct ast_term *unsafe;
+	const struct ast_loc *cur;	 /* the expression being walked */
+	const struct ast_loc *unsafe_at; /* the expression unsafe is in */
 };
 
 static void cap_term(struct capctx *x, struct ast_term *t);
@@ -693,6 +700,7 @@ static void
 cap_body(struct capctx *x, struct ast_body *b)
 {
 	size_t i, j;
+	const struct ast_loc *saved = x->cur;
 
 	if (b == NULL)
 		return;
@@ -721,6 +729,7 @@ cap_body(struct capctx *x, struct ast_body *b)
 	}
 	for (i = 0; i < b->n; i++) {
 		struct ast_expr *e = b->e[i];
+		x->cur = &e->loc;
 		cap_term(x, e->a);
 		cap_term(x, e->b);
 		cap_term(x, e->key);
@@ -732,6 +741,7 @@ cap_body(struct capctx *x, struct ast_body *b)
 		for (j = 0; j < e->nwiths; j++)
 			cap_term(x, e->withs[j].value);
 	}
+	x->cur = saved;
 }
 
 static void
@@ -750,6 +760,7 @@ cap_term(struct capctx *x, struct ast_term *t)
 		if (v != NULL && !x->cc->bound[v->slot] && x->ok) {
 			x->ok = false;
 			x->unsafe = t;
+			x->unsafe_at = x->cur;
 		}
 		return;
 	case T_REF:
@@ -905,11 +916,22 @@ expr_ready(struct cc *cc, struct ast_expr *e)
 	return false;
 }
 
+/* The error for an unsafe var, as OPA words it: at the expression the
+ * var is in (at), or at the var itself when it is in a rule head (at
+ * NULL), naming the rule where a position alone would not say which. */
+static void
+unsafe_err(struct cc *cc, const struct ast_loc *at, const struct ast_term *v)
+{
+	cerr(cc->C, at ? at : &v->loc, AXP_ERR_UNSAFE_VAR, "var %s is unsafe%s",
+	    v->name, cc->C->rule_sfx);
+}
+
 /* Report the first unbound outer var a nested body refers to. */
-static void report_unsafe_term(struct cc *cc, struct ast_term *t);
+static void
+report_unsafe_term(struct cc *cc, struct ast_term *t, const struct ast_loc *at);
 
 static void
-report_unsafe_body(struct cc *cc, struct ast_body *b)
+report_unsafe_body(struct cc *cc, struct ast_body *b, const struct ast_loc *at)
 {
 	struct capctx x;
 
@@ -919,12 +941,14 @@ report_unsafe_body(struct cc *cc, struct ast_body *b)
 	cap_body(&x, b);
 	free(x.inner.v);
 	if (!x.ok)
-		report_unsafe_term(cc, (struct ast_term *)x.unsafe);
+		report_unsafe_term(cc, (struct ast_term *)x.unsafe,
+		    x.unsafe_at ? x.unsafe_at : at);
 }
 
-/* Report the unbound vars of an expression that could not be ordered. */
+/* Report the unbound vars of an expression that could not be ordered,
+ * at the expression's location at (NULL: each var's own). */
 static void
-report_unsafe_term(struct cc *cc, struct ast_term *t)
+report_unsafe_term(struct cc *cc, struct ast_term *t, const struct ast_loc *at)
 {
 	size_t i;
 
@@ -933,8 +957,7 @@ report_unsafe_term(struct cc *cc, struct ast_term *t)
 	switch (t->kind) {
 	case T_VAR:
 		if (!var_bound(cc, t->name) && !is_wildcard(t->name)) {
-			cerr(cc->C, &t->loc, AXP_ERR_UNSAFE_VAR,
-			    "var %s is unsafe", t->name);
+			unsafe_err(cc, at, t);
 			/* report each var once */
 			cc->bound[scope_find(cc->sc, t->name)->slot] = true;
 		}
@@ -945,7 +968,7 @@ report_unsafe_term(struct cc *cc, struct ast_term *t)
 	case T_SET:
 	case T_OBJECT:
 		for (i = 0; i < t->n; i++)
-			report_unsafe_term(cc, t->items[i]);
+			report_unsafe_term(cc, t->items[i], at);
 		return;
 	case T_ARRAY_COMPR:
 	case T_SET_COMPR:
@@ -959,7 +982,8 @@ report_unsafe_term(struct cc *cc, struct ast_term *t)
 		cap_term(&x, t->value);
 		free(x.inner.v);
 		if (!x.ok)
-			report_unsafe_term(cc, (struct ast_term *)x.unsafe);
+			report_unsafe_term(cc, (struct ast_term *)x.unsafe,
+			    x.unsafe_at ? x.unsafe_at : at);
 		return;
 	}
 	default:
@@ -1276,8 +1300,7 @@ lower_ref(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 		return lower_ref(cc, r, sb);
 	}
 	default:
-		cerr(cc->C, &head->loc, AXP_ERR_UNSAFE_VAR, "var %s is unsafe",
-		    head->name);
+		unsafe_err(cc, cc->expr_loc, head);
 		return opd_const(cc->C, axv_null());
 	}
 }
@@ -2472,6 +2495,7 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 
 	struct opd *saved_opds = cc->expr_opds;
 	size_t saved_cur = cc->cur_expr;
+	const struct ast_loc *saved_loc = cc->expr_loc;
 
 	if (b == NULL)
 		return;
@@ -2489,26 +2513,26 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 				size_t j;
 				if (done[i])
 					continue;
-				report_unsafe_term(cc, e->a);
-				report_unsafe_term(cc, e->b);
-				report_unsafe_term(cc, e->key);
-				report_unsafe_term(cc, e->value);
-				report_unsafe_term(cc, e->coll);
+				const struct ast_loc *at = &e->loc;
+				report_unsafe_term(cc, e->a, at);
+				report_unsafe_term(cc, e->b, at);
+				report_unsafe_term(cc, e->key, at);
+				report_unsafe_term(cc, e->value, at);
+				report_unsafe_term(cc, e->coll, at);
 				for (j = 0; j < e->nwiths; j++)
 					report_unsafe_term(cc,
-					    e->withs[j].value);
-				if (e->kind == E_EVERY)
-					report_unsafe_term(cc, NULL);
+					    e->withs[j].value, at);
 				if (e->kind == E_GROUP)
-					report_unsafe_body(cc, e->body);
+					report_unsafe_body(cc, e->body, at);
 				for (j = 0; j < e->nalts; j++)
-					report_unsafe_body(cc, e->alts[j]);
+					report_unsafe_body(cc, e->alts[j], at);
 			}
 			break;
 		}
 		done[i] = true;
 		left--;
 		cc->cur_expr = i;
+		cc->expr_loc = &b->e[i]->loc;
 		if (b->e[i]->kind == E_SOME_IN && !b->e[i]->negated &&
 		    b->e[i]->nwiths == 0) {
 			struct ast_expr *f = next_filter(cc, b, done, i);
@@ -2525,6 +2549,7 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 	free(done);
 	cc->expr_opds = saved_opds;
 	cc->cur_expr = saved_cur;
+	cc->expr_loc = saved_loc;
 }
 
 /* ---- rules ---- */
@@ -2627,6 +2652,75 @@ arg_pattern(struct comp *C, struct ast_rule *r, struct ast_term *t)
 	return v;
 }
 
+/* A rule head's name as written ("p", "a.b.c", "a.b[x]"). */
+static void
+rule_name(const struct ast_rule *r, struct axg_buf *b)
+{
+	const struct ast_term *t = r->ref;
+	size_t i;
+
+	if (t == NULL)
+		return;
+	if (t->kind == T_VAR) {
+		axg_buf_puts(b, t->name);
+		return;
+	}
+	if (t->kind != T_REF || t->n == 0 || t->items[0]->kind != T_VAR)
+		return;
+	axg_buf_puts(b, t->items[0]->name);
+	for (i = 1; i < t->n; i++) {
+		const struct ast_term *k = t->items[i];
+		if (k->kind == T_SCALAR && axv_kind(k->val) == AXV_STRING) {
+			axg_buf_putc(b, '.');
+			axg_buf_puts(b, axv_str(k->val));
+		} else if (k->kind == T_VAR) {
+			axg_buf_printf(b, "[%s]", k->name);
+		} else if (k->kind == T_SCALAR) {
+			char *js = axv_json_str(k->val);
+			axg_buf_printf(b, "[%s]", js);
+			free(js);
+		} else {
+			axg_buf_puts(b, "[...]");
+		}
+	}
+}
+
+/* Set C->rule_sfx for rule r: " in rule NAME" when the line r is declared
+ * on also declares a rule of another name (so a position alone does not say
+ * which rule an error is in), else "".  Else clauses share their rule's
+ * name, so they never count as another rule. */
+static void
+rule_suffix(struct comp *C, const struct ast_rule *r)
+{
+	struct axg_buf mine, other;
+	const struct ast_rule *o, *e;
+	bool shared = false;
+	size_t i;
+
+	C->rule_sfx[0] = '\0';
+	axg_buf_init(&mine, 0);
+	rule_name(r, &mine);
+	for (i = 0; i < C->nmods && !shared; i++) {
+		if (C->mods[i]->file == NULL || r->loc.file == NULL ||
+		    strcmp(C->mods[i]->file, r->loc.file) != 0)
+			continue;
+		for (o = C->mods[i]->rules; o != NULL && !shared; o = o->next)
+			for (e = o; e != NULL && !shared; e = e->els) {
+				if (e->loc.line != r->loc.line)
+					continue;
+				axg_buf_init(&other, 0);
+				rule_name(e, &other);
+				shared = strcmp(other.data ? other.data : "",
+					     mine.data ? mine.data : "") != 0;
+				axg_buf_free(&other);
+			}
+	}
+	if (shared && mine.len > 0)
+		snprintf(C->rule_sfx, sizeof(C->rule_sfx), " in rule %s",
+		    mine.data);
+	axg_buf_free(&mine);
+}
+
 static void
 compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
     struct ast_rule *r)
@@ -2640,6 +2734,7 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 	struct ast_term **dyn;
 	unsigned nerr = (unsigned)C->nerr;
 
+	rule_suffix(C, r);
 	cc_init(&cc, C, g->mod, &sc);
 	/* function args are patterns bound at call time */
 	if (r->is_func) {
@@ -2671,10 +2766,10 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 		struct ast_term *u = NULL;
 		for (i = 0; i < 2; i++)
 			if (hv[i] && !t_all_bound(&cc, hv[i], &u))
-				report_unsafe_term(&cc, hv[i]);
+				report_unsafe_term(&cc, hv[i], NULL);
 		for (i = 0; i < ndyn; i++)
 			if (!t_all_bound(&cc, dyn[i], &u))
-				report_unsafe_term(&cc, dyn[i]);
+				report_unsafe_term(&cc, dyn[i], NULL);
 	}
 	{
 		struct opd k, v, *dp = NULL;
@@ -2717,6 +2812,7 @@ compile_group(struct comp *C, struct rgroup *g)
 	uint32_t i;
 
 	C->cur = g;
+	C->rule_sfx[0] = '\0';
 	if (g->defrule != NULL) {
 		struct cc cc;
 		struct vscope sc;
@@ -2837,6 +2933,8 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	C.pol = pol;
 	C.A = arena;
 	C.ds = ds;
+	C.mods = mods;
+	C.nmods = nmods;
 	pol->flags = flags;
 	pol->arena = arena;
 	pol->data = data ? axv_ref(data) : axv_object_new(0);
@@ -2858,6 +2956,7 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	}
 	for (i = 0; i < pol->ngroups; i++)
 		compile_group(&C, pol->groups[i]);
+	C.rule_sfx[0] = '\0';
 	if (C.nerr == 0)
 		check_recursion(&C);
 	if (C.nerr > 0) {

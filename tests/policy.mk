@@ -16,6 +16,7 @@ TESTS += \
 	tests/unit/t-policy-lang \
 	tests/conformance/rego.sh \
 	tests/conformance/rego-fmt.sh \
+	tests/conformance/rego-compile-errors.sh \
 	tests/integration/policy-cli.sh \
 	tests/integration/policy-test.sh \
 	tests/integration/policy-fmt.sh \
@@ -28,7 +29,9 @@ EXTRA_DIST += \
 	tests/integration/policy-cli.sh \
 	tests/integration/policy-test.sh \
 	tests/integration/policy-offline.sh \
-	tests/conformance/rego-todo.txt
+	tests/conformance/rego-todo.txt \
+	tests/conformance/rego-compile-errors.sh \
+	tests/conformance/rego-compile-errors-todo.txt
 
 ## The egress benchmark (make bench).
 EXTRA_PROGRAMS += tests/bench/bench-policy

@@ -2,7 +2,7 @@
  * rego-conformance: run OPA's YAML compliance cases against the engine.
  *
  *	rego-conformance [--todo FILE] [--write-todo FILE] [--filter SUBSTR]
- *	    [--summary] [--fmt] [-v] DIR
+ *	    [--summary] [--fmt] [--compile-errors] [-v] DIR
  *
  * One TAP line per case.  Cases listed in the todo manifest (as
  * "FILE: NOTE", FILE relative to DIR, and " #N" after the Nth case of a
@@ -11,6 +11,12 @@
  * manifest must be kept exact; it holds one note per line and nothing
  * else, and --write-todo regenerates it).  The last line is
  * "# rego conformance: P/T passed".
+ *
+ * A case with want_errors (OPA's compile-error cases: code, row, col,
+ * message, and exhaustive) passes when compiling its modules reports
+ * every wanted error exactly and, if exhaustive, no other.  With
+ * --compile-errors every case must be one (OPA's compile-error suite), and
+ * the last line says "compile-error cases".
  *
  * With --fmt every module that parses is first put through the formatter
  * (axgate policy fmt): the case fails unless the formatted module formats
@@ -29,6 +35,13 @@
 #include "policy/policy-int.h"
 #include "policy/value.h"
 
+/* One wanted compile error (a want_errors entry). */
+struct werr {
+	char *code;
+	int row, col;
+	char *message;
+};
+
 struct rcase {
 	char *note;
 	char *category;
@@ -43,6 +56,12 @@ struct rcase {
 	char *want_error;
 	bool sort_bindings;
 	bool strict_error;
+	/* compile-error cases: want_errors, exhaustive, print_statements */
+	struct werr *werrs;
+	size_t nwerrs;
+	bool has_werrs;
+	bool exhaustive;
+	bool print_statements;
 };
 
 struct cat {
@@ -55,7 +74,8 @@ static size_t ntodo;
 static struct cat *cats;
 static size_t ncats;
 static bool verbose;
-static bool fmt_first; /* --fmt: format every module before compiling */
+static bool fmt_first;	    /* --fmt: format every module before compiling */
+static bool compile_errors; /* --compile-errors: every case has want_errors */
 
 /* ---- YAML to values ---- */
 static bool
@@ -138,6 +158,74 @@ scalar_str(yaml_node_t *n)
 	    n->data.scalar.length);
 }
 
+static bool
+scalar_true(yaml_node_t *v)
+{
+	char *s = scalar_str(v);
+	bool t = s && strcmp(s, "true") == 0;
+
+	free(s);
+	return t;
+}
+
+static int
+scalar_int(yaml_node_t *v)
+{
+	char *s = scalar_str(v);
+	uint64_t n = 0;
+
+	if (s == NULL || axg_parse_u64(s, 0, 1000000, &n) < 0)
+		n = 0;
+	free(s);
+	return (int)n;
+}
+
+/* want_errors: a sequence of {code, row, col, message}. */
+static void
+werrs_read(yaml_document_t *doc, yaml_node_t *v, struct rcase *c)
+{
+	yaml_node_item_t *it;
+	yaml_node_pair_t *pr;
+
+	c->has_werrs = true;
+	if (v == NULL || v->type != YAML_SEQUENCE_NODE)
+		return;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *m = yaml_document_get_node(doc, *it);
+		struct werr *w;
+		if (m == NULL || m->type != YAML_MAPPING_NODE)
+			continue;
+		c->werrs = axg_reallocarray(c->werrs, c->nwerrs + 1,
+		    sizeof(*c->werrs));
+		w = &c->werrs[c->nwerrs++];
+		memset(w, 0, sizeof(*w));
+		for (pr = m->data.mapping.pairs.start;
+		     pr < m->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+			yaml_node_t *x = yaml_document_get_node(doc, pr->value);
+			const char *key;
+			if (k == NULL || k->type != YAML_SCALAR_NODE)
+				continue;
+			key = (const char *)k->data.scalar.value;
+			if (strcmp(key, "code") == 0) {
+				free(w->code);
+				w->code = scalar_str(x);
+			} else if (strcmp(key, "message") == 0) {
+				free(w->message);
+				w->message = scalar_str(x);
+			} else if (strcmp(key, "row") == 0)
+				w->row = scalar_int(x);
+			else if (strcmp(key, "col") == 0)
+				w->col = scalar_int(x);
+		}
+		if (w->code == NULL)
+			w->code = axg_strdup("");
+		if (w->message == NULL)
+			w->message = axg_strdup("");
+	}
+}
+
 static void
 case_free(struct rcase *c)
 {
@@ -155,6 +243,11 @@ case_free(struct rcase *c)
 	axv_unref(c->want);
 	free(c->want_error_code);
 	free(c->want_error);
+	for (i = 0; i < c->nwerrs; i++) {
+		free(c->werrs[i].code);
+		free(c->werrs[i].message);
+	}
+	free(c->werrs);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -211,7 +304,12 @@ case_read(yaml_document_t *doc, yaml_node_t *m, const char *category,
 			char *s = scalar_str(v);
 			c->strict_error = s && strcmp(s, "true") == 0;
 			free(s);
-		}
+		} else if (strcmp(key, "want_errors") == 0)
+			werrs_read(doc, v, c);
+		else if (strcmp(key, "exhaustive") == 0)
+			c->exhaustive = scalar_true(v);
+		else if (strcmp(key, "print_statements") == 0)
+			c->print_statements = scalar_true(v);
 	}
 	if (c->note == NULL)
 		c->note = axg_strdup("(no note)");
@@ -284,11 +382,85 @@ normalise(struct axv *rows, bool sort_bindings)
 	return r;
 }
 
+static bool
+werr_matches(const struct werr *w, const struct axp_error *e)
+{
+	return strcmp(w->code, axp_errcode_str(e->code)) == 0 &&
+	    w->row == e->line && w->col == e->col &&
+	    strcmp(w->message, e->message ? e->message : "") == 0;
+}
+
+/* A compile-error case: the modules must fail to compile with every
+ * wanted error (same code, row, col and message) and, if the case is
+ * exhaustive, no other. */
+static bool
+run_compile_case(const struct rcase *c, char *why, size_t whylen)
+{
+	struct axp_compiler *comp = axp_compiler_new();
+	struct axp_policy *pol = NULL;
+	size_t i, j, n, l;
+	char name[32];
+	bool passed = true;
+
+	for (i = 0; i < c->nmodules; i++) {
+		snprintf(name, sizeof(name), "test-%zu.rego", i);
+		axp_compiler_add_module(comp, name, c->modules[i],
+		    strlen(c->modules[i]));
+	}
+	if (comp->diags.n == 0)
+		pol = axp_compiler_compile(comp);
+	if (pol != NULL) {
+		snprintf(why, whylen, "compiled, wanted %zu error(s)",
+		    c->nwerrs);
+		axp_policy_free(pol);
+		axp_compiler_free(comp);
+		return false;
+	}
+	n = axp_compiler_error_count(comp);
+	for (i = 0; i < c->nwerrs; i++) {
+		bool found = false;
+		for (j = 0; j < n && !found; j++)
+			found = werr_matches(&c->werrs[i],
+			    axp_compiler_error(comp, j));
+		if (!found)
+			passed = false;
+	}
+	for (j = 0; j < n && c->exhaustive; j++) {
+		bool wanted = false;
+		for (i = 0; i < c->nwerrs && !wanted; i++)
+			wanted = werr_matches(&c->werrs[i],
+			    axp_compiler_error(comp, j));
+		if (!wanted)
+			passed = false;
+	}
+	if (!passed) {
+		snprintf(why, whylen, "got:");
+		for (j = 0; j < n; j++) {
+			const struct axp_error *e = axp_compiler_error(comp, j);
+			l = strlen(why);
+			snprintf(why + l, whylen - l, " [%s %d:%d %s]",
+			    axp_errcode_str(e->code), e->line, e->col,
+			    e->message ? e->message : "");
+		}
+		l = strlen(why);
+		snprintf(why + l, whylen - l,
+		    " want%s:", c->exhaustive ? " exactly" : "");
+		for (i = 0; i < c->nwerrs; i++) {
+			l = strlen(why);
+			snprintf(why + l, whylen - l, " [%s %d:%d %s]",
+			    c->werrs[i].code, c->werrs[i].row, c->werrs[i].col,
+			    c->werrs[i].message);
+		}
+	}
+	axp_compiler_free(comp);
+	return passed;
+}
+
 /* Run one case; true if it passed.  why gets a short reason. */
 static bool
 run_case(const struct rcase *c, char *why, size_t whylen)
 {
-	struct axp_compiler *comp = axp_compiler_new();
+	struct axp_compiler *comp;
 	struct axp_policy *pol = NULL;
 	struct axp_query *q = NULL;
 	struct axp_error err;
@@ -300,6 +472,13 @@ run_case(const struct rcase *c, char *why, size_t whylen)
 	const char *ecode = NULL, *emsg = NULL;
 	char full[1024];
 
+	if (c->has_werrs)
+		return run_compile_case(c, why, whylen);
+	if (compile_errors) {
+		snprintf(why, whylen, "case has no want_errors");
+		return false;
+	}
+	comp = axp_compiler_new();
 	memset(&err, 0, sizeof(err));
 	for (i = 0; i < c->nmodules; i++) {
 		struct axg_buf f1, f2;
@@ -563,11 +742,14 @@ main(int argc, char **argv)
 			verbose = true;
 		else if (strcmp(argv[i], "--fmt") == 0)
 			fmt_first = true;
+		else if (strcmp(argv[i], "--compile-errors") == 0)
+			compile_errors = true;
 		else if (argv[i][0] == '-') {
 			fprintf(stderr,
 			    "usage: rego-conformance [--todo FILE] "
 			    "[--write-todo FILE] [--filter SUBSTR] "
-			    "[--summary] [--fmt] [-v] DIR\n");
+			    "[--summary] [--fmt] [--compile-errors] [-v] "
+			    "DIR\n");
 			return 2;
 		} else
 			dir = argv[i];
@@ -697,7 +879,11 @@ main(int argc, char **argv)
 			printf("# %-40s %d/%d\n", cats[i].name, cats[i].pass,
 			    cats[i].total);
 	printf("1..%d\n", num);
-	printf("# rego conformance: %d/%d passed\n", pass, num);
+	if (compile_errors)
+		printf("# rego conformance: %d/%d compile-error cases passed\n",
+		    pass, num);
+	else
+		printf("# rego conformance: %d/%d passed\n", pass, num);
 	if (wt)
 		fclose(wt);
 	for (f = 0; f < nfiles; f++)

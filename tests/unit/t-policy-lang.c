@@ -210,6 +210,83 @@ test_offline(void)
 	axp_compiler_free(c);
 }
 
+/* Every compile error of src, "L:C CODE MSG" joined by "; ". */
+static char *
+compile_errors(const char *src)
+{
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	struct axg_buf b;
+	size_t i;
+	char *out;
+
+	axp_compiler_add_module(c, "t.rego", src, strlen(src));
+	p = axp_compiler_compile(c);
+	axg_buf_init(&b, 0);
+	for (i = 0; i < axp_compiler_error_count(c); i++) {
+		const struct axp_error *e = axp_compiler_error(c, i);
+		axg_buf_printf(&b, "%s%d:%d %s %s", i ? "; " : "", e->line,
+		    e->col, axp_errcode_str(e->code), e->message);
+	}
+	out = axg_strdup(p != NULL ? "compiled" : b.data ? b.data : "");
+	axg_buf_free(&b);
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	return out;
+}
+
+static void
+check_errors(const char *src, const char *want, const char *name)
+{
+	char *got = compile_errors(src);
+
+	is_str(got, want, "%s", name);
+	free(got);
+}
+
+/* Unsafe vars as OPA reports them: at the expression they are in, and
+ * naming the rule where the line it is declared on holds another rule. */
+static void
+test_unsafe_errors(void)
+{
+	check_errors("package t\nallow if {\n\tfirst := users[0]\n\tt := "
+		     "first.title\n\tt == \"CEO\"\n}\n",
+	    "3:2 rego_unsafe_var_error var users is unsafe",
+	    "an unsafe ref head is located at its expression");
+	check_errors("package t\nf(x) if {\n\tx == y\n}\n",
+	    "3:2 rego_unsafe_var_error var y is unsafe",
+	    "an unsafe operand is located at its expression");
+	check_errors("package t\np := x if {\n\ttrue\n}\n",
+	    "2:6 rego_unsafe_var_error var x is unsafe",
+	    "an unsafe var of a head is located at the var");
+	check_errors("package t\np if { x == 2 } q if { true }\n",
+	    "2:8 rego_unsafe_var_error var x is unsafe in rule p",
+	    "a line declaring two rules names the rule");
+	check_errors("package t\np(x) foobar if {\n\tx == 2\n}\n",
+	    "3:2 rego_unsafe_var_error var x is unsafe in rule foobar",
+	    "the rule is named when it starts on a line shared with another");
+	check_errors("package t\na.b.c if { x == 2 } d if { true }\n",
+	    "2:12 rego_unsafe_var_error var x is unsafe in rule a.b.c",
+	    "a ref-head rule is named as written");
+	check_errors("package t\np := x if { true } q if { true }\n",
+	    "2:6 rego_unsafe_var_error var x is unsafe in rule p",
+	    "an unsafe head var names its rule on a shared line");
+	check_errors("package t\np if { false } else if { x == 2 }\n",
+	    "2:26 rego_unsafe_var_error var x is unsafe",
+	    "an else clause on its rule's line is not named");
+	check_errors("package t\np if { x == 2 } p if { true }\n",
+	    "2:8 rego_unsafe_var_error var x is unsafe",
+	    "rules of one name on a line are not named");
+	check_errors("package t\np if { true } q if { true }\nr if { y == 1 "
+		     "}\n",
+	    "3:8 rego_unsafe_var_error var y is unsafe",
+	    "a rule on its own line after a shared one is not named");
+	check_errors("package t\np if { a == 1 } q if { b == 1 }\n",
+	    "2:8 rego_unsafe_var_error var a is unsafe in rule p; 2:24 "
+	    "rego_unsafe_var_error var b is unsafe in rule q",
+	    "each rule of a shared line is named in its own errors");
+}
+
 int
 main(void)
 {
@@ -220,5 +297,6 @@ main(void)
 	test_call_args_order();
 	test_dynamic_data();
 	test_offline();
+	test_unsafe_errors();
 	return tap_done();
 }
