@@ -425,11 +425,14 @@ init_confine(void)
 		if ((unsigned)keep[i] > lo &&
 		    syscall(__NR_close_range, lo, (unsigned)keep[i] - 1, 0U) ==
 			-1)
-			fail(SBX_EXIT_SETUP, errno, "close_range in the init");
+			fail(SBX_EXIT_SETUP, errno,
+			    "close_range: closing inherited descriptors in the "
+			    "init");
 		lo = (unsigned)keep[i] + 1;
 	}
 	if (syscall(__NR_close_range, lo, ~0U, 0U) == -1)
-		fail(SBX_EXIT_SETUP, errno, "close_range in the init");
+		fail(SBX_EXIT_SETUP, errno,
+		    "close_range: closing inherited descriptors in the init");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fail(SBX_EXIT_SETUP, errno, "setting no_new_privs in the init");
 	init_seccomp();
