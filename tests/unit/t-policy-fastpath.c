@@ -67,39 +67,74 @@ static void
 test_sprintf(void)
 {
 	/* the fast paths: plain %s / %v of strings, %d / %v of int64 */
-	sprintf_is("sprintf(\"%s:%d\", [\"host\", 443])", "\"host:443\"");
-	sprintf_is("sprintf(\"%v|%v\", [\"s\", -7])", "\"s|-7\"");
-	sprintf_is("sprintf(\"%d %d %d\", [0, 1023, 1024])", "\"0 1023 1024\"");
-	sprintf_is("sprintf(\"%d\", [-9223372036854775808])",
+	sprintf_is("sprintf"
+		   "(\"%s:%d\", [\"host\", 443])",
+	    "\"host:443\"");
+	sprintf_is("sprintf"
+		   "(\"%v|%v\", [\"s\", -7])",
+	    "\"s|-7\"");
+	sprintf_is("sprintf"
+		   "(\"%d %d %d\", [0, 1023, 1024])",
+	    "\"0 1023 1024\"");
+	sprintf_is("sprintf"
+		   "(\"%d\", [-9223372036854775808])",
 	    "\"-9223372036854775808\"");
-	sprintf_is("sprintf(\"%d\", [9223372036854775807])",
+	sprintf_is("sprintf"
+		   "(\"%d\", [9223372036854775807])",
 	    "\"9223372036854775807\"");
-	sprintf_is("sprintf(\"%s\", [\"\"])", "\"\"");
-	sprintf_is("sprintf(\"%s%s\", [\"é\", \"x\"])", "\"éx\"");
+	sprintf_is("sprintf"
+		   "(\"%s\", [\"\"])",
+	    "\"\"");
+	sprintf_is("sprintf"
+		   "(\"%s%s\", [\"é\", \"x\"])",
+	    "\"éx\"");
 	/* the general paths next to them */
-	sprintf_is("sprintf(\"%d\", [99999999999999999999])",
+	sprintf_is("sprintf"
+		   "(\"%d\", [99999999999999999999])",
 	    "\"99999999999999999999\"");
-	sprintf_is("sprintf(\"%5d|%-5d|%05d\", [42, 42, -42])",
+	sprintf_is("sprintf"
+		   "(\"%5d|%-5d|%05d\", [42, 42, -42])",
 	    "\"   42|42   |-0042\"");
-	sprintf_is("sprintf(\"%+d % d %.3d\", [5, 5, 7])", "\"+5  5 007\"");
-	sprintf_is("sprintf(\"%x %X %#x %b %o\", [-255, 255, 255, 5, 8])",
+	sprintf_is("sprintf"
+		   "(\"%+d % d %.3d\", [5, 5, 7])",
+	    "\"+5  5 007\"");
+	sprintf_is("sprintf"
+		   "(\"%x %X %#x %b %o\", [-255, 255, 255, 5, 8])",
 	    "\"-ff FF 0xff 101 10\"");
-	sprintf_is("sprintf(\"%3s|%-3s|%2s\", [\"é\", \"a\", \"abcdefgh\"])",
+	sprintf_is("sprintf"
+		   "(\"%3s|%-3s|%2s\", [\"é\", \"a\", \"abcdefgh\"])",
 	    "\"  é|a  |abcdefgh\"");
-	sprintf_is("sprintf(\"%.2s\", [\"abc\"])", "\"ab\"");
-	sprintf_is("sprintf(\"%s\", [[1, \"a\"]])", "\"[1, \\\"a\\\"]\"");
-	sprintf_is("sprintf(\"%d\", [\"x\"])", "\"%!d(string=x)\"");
-	sprintf_is("sprintf(\"%s %d\", [\"a\"])", "\"a %!d(MISSING)\"");
-	sprintf_is("sprintf(\"%s\", [\"a\", 1])", "\"a%!(EXTRA int=1)\"");
-	sprintf_is("sprintf(\"%d\", [1.5])", "\"%!d(float64=1.5)\"");
-	sprintf_is("sprintf(\"%s\", [\"a\", \"b\", \"c\", \"d\", \"e\", \"f\", "
+	sprintf_is("sprintf"
+		   "(\"%.2s\", [\"abc\"])",
+	    "\"ab\"");
+	sprintf_is("sprintf"
+		   "(\"%s\", [[1, \"a\"]])",
+	    "\"[1, \\\"a\\\"]\"");
+	sprintf_is("sprintf"
+		   "(\"%d\", [\"x\"])",
+	    "\"%!d(string=x)\"");
+	sprintf_is("sprintf"
+		   "(\"%s %d\", [\"a\"])",
+	    "\"a %!d(MISSING)\"");
+	sprintf_is("sprintf"
+		   "(\"%s\", [\"a\", 1])",
+	    "\"a%!(EXTRA int=1)\"");
+	sprintf_is("sprintf"
+		   "(\"%d\", [1.5])",
+	    "\"%!d(float64=1.5)\"");
+	sprintf_is("sprintf"
+		   "(\"%s\", [\"a\", \"b\", \"c\", \"d\", \"e\", \"f\", "
 		   "\"g\", \"h\", \"i\"])",
 	    "\"a%!(EXTRA string=b, string=c, string=d, string=e, "
 	    "string=f, string=g, string=h, string=i)\"");
 	/* undefined and errors as before */
-	sprintf_is("sprintf(1, [])", "undefined");
+	sprintf_is("sprintf"
+		   "(1, [])",
+	    "undefined");
 	{
-		char *got = eval_expr("sprintf(\"%s\", \"notarray\")", true);
+		char *got = eval_expr("sprintf"
+				      "(\"%s\", \"notarray\")",
+		    true);
 		like_str(got, "error: ",
 		    "a wrong argument type is an error "
 		    "under strict builtin errors");
