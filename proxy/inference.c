@@ -983,7 +983,7 @@ inf_dispatch(struct px_conn *c)
 	json_t *doc, *v;
 	size_t len = evbuffer_get_length(f->body);
 	const char *body = (const char *)evbuffer_pullup(f->body, -1);
-	const char *bpath;
+	const char *bpath = NULL;
 	char err[256];
 	int rc;
 
