@@ -204,6 +204,8 @@ metrics(void *arg, struct axg_buf *b)
 		t.bytes_down += s.bytes_down;
 		t.tunnel_pipes += s.tunnel_pipes;
 		t.tunnel_pipes_pooled += s.tunnel_pipes_pooled;
+		t.http_reused += s.http_reused;
+		t.http_retried += s.http_retried;
 	}
 	counter(b, "axgate_connections_accepted_total",
 	    "Client connections accepted.", "counter", t.accepted);
@@ -230,6 +232,13 @@ metrics(void *arg, struct axg_buf *b)
 	    "counter", t.dns_failures);
 	counter(b, "axgate_upstream_dials_total", "Upstream connections made.",
 	    "counter", t.dials);
+	counter(b, "axgate_upstream_reused_total",
+	    "Plain HTTP requests sent on a kept upstream connection.",
+	    "counter", t.http_reused);
+	counter(b, "axgate_upstream_retried_total",
+	    "Plain HTTP requests sent again: their kept upstream connection "
+	    "had closed.",
+	    "counter", t.http_retried);
 	axg_buf_puts(b,
 	    "# HELP axgate_bytes_total Bytes relayed.\n"
 	    "# TYPE axgate_bytes_total counter\n");

@@ -192,6 +192,10 @@ def main():
         r, e = go("/ka")
         tap.ok(e[0] == a[0], "and the connection is kept after it (exact "
                "framing)", "%r" % (e,))
+        H.poll(lambda: d.metric("axgate_upstream_reused_total") >= 3, 5)
+        n = d.metric("axgate_upstream_reused_total")
+        tap.ok(n == 3, "/metrics counts the 3 requests sent on a kept "
+               "upstream connection", "%r" % n)
 
         for path, what in (("/close", "Connection: close"),
                            ("/h10", "an HTTP/1.0 answer"),
