@@ -224,7 +224,8 @@ http := {"allow": true, "rule": "all-public", "reason": "any host; its addresses
     lg = H.Daemon(tmp, "l", explicit.replace(
         "name: abuse-explicit", "name: abuse-log") +
         "safety: {credential_scan: log}\n", dns.port,
-        dict(limits, idle_timeout_ms=8000), asan="quarantine_size_mb=0")
+        dict(limits, idle_timeout_ms=8000, connect_timeout_ms=10000),
+        asan="quarantine_size_mb=0")
     daemons["l"] = lg
     if not lg.ok():
         tap.ok(False, "axgate serve (credential_scan log) starts",

@@ -229,7 +229,10 @@ class Counter:
         self.sock = socket.socket(fam, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((addr, port))
-        self.sock.listen(128)
+        # a deep queue: a busy machine may let hundreds of handshakes
+        # wait for the accepting thread (a full queue drops SYNs, and the
+        # retransmission comes after the proxy's connect timeout)
+        self.sock.listen(1024)
         self.addr = addr
         self.port = self.sock.getsockname()[1]
         self.mode = mode
