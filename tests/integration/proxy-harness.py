@@ -398,6 +398,12 @@ class Daemon:
                 self.port6 = int(line.rsplit(":", 1)[1].split()[0])
             if "admin listening on 127.0.0.1:" in line:
                 self.admin = int(line.rsplit(":", 1)[1].split()[0])
+        # the start-up records (policy load, application start) reach the
+        # audit file from the writer thread: wait for them, so that a
+        # case's "records since" never counts them
+        poll(lambda: any(r.get("class_uid") == 6002 for r in
+                         self.records()) or self.proc.poll() is not None,
+             10)
 
     def ok(self):
         return self.port is not None and self.proc.poll() is None
