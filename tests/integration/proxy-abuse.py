@@ -1152,6 +1152,8 @@ def resource_cases(tap, daemons, dns, counters, UP, EP, SP, tmp):
         socks += batch
     H.poll(lambda: silent.accepts - a0 >= N, 5)
     per = (H.rss_kb(pid) - base) * 1024 // N
+    # the workers publish their counters now and then: wait for them
+    H.poll(lambda: d.metric("axgate_connections_active") >= N, 5)
     act = d.metric("axgate_connections_active")
     tap.ok(ok200 == N and silent.accepts - a0 == N,
            "#30 %d idle tunnels opened, one upstream dial each" % N,
