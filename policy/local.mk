@@ -7,6 +7,8 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/value.c \
 	%reldir%/value-num.c \
 	%reldir%/value-json.c \
+	%reldir%/value-build.h \
+	%reldir%/value-build.c \
 	%reldir%/builtins.h \
 	%reldir%/builtins.c \
 	%reldir%/builtins-compare.c \

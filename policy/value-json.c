@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/value-build.h"
 #include "policy/value-int.h"
 
 struct jp {
@@ -13,7 +14,50 @@ struct jp {
 	char *err;
 	size_t errlen;
 	bool failed;
+	/* Scratch stacks: the members of the objects and arrays being read,
+	 * so that each is allocated once at its final size. */
+	struct axv_kv *kv;
+	size_t nkv, capkv;
+	struct axv **el;
+	size_t nel, capel;
 };
+
+static void
+jp_push_kv(struct jp *j, struct axv *k, struct axv *v)
+{
+	if (j->nkv == j->capkv) {
+		j->capkv = j->capkv ? j->capkv * 2 : 64;
+		j->kv = axg_reallocarray(j->kv, j->capkv, sizeof(*j->kv));
+	}
+	j->kv[j->nkv].k = k;
+	j->kv[j->nkv].v = v;
+	j->nkv++;
+}
+
+static void
+jp_push_el(struct jp *j, struct axv *v)
+{
+	if (j->nel == j->capel) {
+		j->capel = j->capel ? j->capel * 2 : 64;
+		j->el = axg_reallocarray(j->el, j->capel, sizeof(*j->el));
+	}
+	j->el[j->nel++] = v;
+}
+
+/* Release the scratch entries above the given marks. */
+static void
+jp_drop(struct jp *j, size_t kv_base, size_t el_base)
+{
+	while (j->nkv > kv_base) {
+		j->nkv--;
+		axv_unref(j->kv[j->nkv].k);
+		axv_unref(j->kv[j->nkv].v);
+	}
+	while (j->nel > el_base) {
+		j->nel--;
+		axv_unref(j->el[j->nel]);
+	}
+}
 
 static void
 jp_error(struct jp *j, const char *what)
@@ -190,10 +234,32 @@ static struct axv *
 jp_string(struct jp *j)
 {
 	struct axg_buf b;
-	const char *stop, *why;
-	char *s;
-	size_t n;
+	const char *stop, *why, *q = j->p + 1;
+	bool ascii = true;
+	struct axv *v;
 
+	/* Fast path: no escapes (the usual case): one copy, straight from the
+	 * text into the value. */
+	while (q < j->end) {
+		unsigned char c = (unsigned char)*q;
+
+		if (c == '"' || c == '\\' || c < 0x20)
+			break;
+		ascii &= c < 0x80;
+		q++;
+	}
+	if (q < j->end && *q == '"') {
+		const char *st = j->p + 1;
+		size_t n = (size_t)(q - st);
+
+		if (!ascii && !axg_utf8_valid(st, n)) {
+			j->p = st;
+			jp_error(j, "invalid UTF-8 in string");
+			return NULL;
+		}
+		j->p = q + 1;
+		return axv_string(st, n);
+	}
 	axg_buf_init(&b, 0);
 	j->p++;
 	if (axv_json_unquote(j->p, j->end, &b, &stop, &why) < 0) {
@@ -208,18 +274,38 @@ jp_string(struct jp *j)
 		return NULL;
 	}
 	j->p = stop;
-	s = axg_buf_steal(&b, &n);
-	return axv_string_own(s, n);
+	v = axv_string(b.data ? b.data : "", b.len);
+	axg_buf_free(&b);
+	return v;
+}
+
+static bool
+num_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' ||
+	    c == 'e' || c == 'E';
 }
 
 static struct axv *
 jp_number(struct jp *j)
 {
-	const char *st = j->p;
+	const char *st = j->p, *q = j->p;
 	struct axv *v;
+	bool neg = false;
+	int64_t n = 0;
 
-	while (j->p < j->end &&
-	    (strchr("+-.eE", *j->p) != NULL || (*j->p >= '0' && *j->p <= '9')))
+	/* Fast path: a plain integer of at most 18 digits. */
+	if (*q == '-')
+		neg = true, q++;
+	while (q < j->end && *q >= '0' && *q <= '9' && q - st - neg < 18) {
+		n = n * 10 + (*q - '0');
+		q++;
+	}
+	if (q > st + neg && (q == j->end || !num_char(*q))) {
+		j->p = q;
+		return axv_int(neg ? -n : n);
+	}
+	while (j->p < j->end && num_char(*j->p))
 		j->p++;
 	v = axv_number_parse(st, (size_t)(j->p - st));
 	if (v == NULL) {
@@ -245,6 +331,7 @@ static struct axv *
 jp_value(struct jp *j)
 {
 	struct axv *v = NULL, *k, *e;
+	size_t kv_base = j->nkv, el_base = j->nel;
 
 	jp_ws(j);
 	if (j->p >= j->end) {
@@ -258,12 +345,11 @@ jp_value(struct jp *j)
 			return NULL;
 		}
 		j->p++;
-		v = axv_object_new(0);
 		jp_ws(j);
 		if (j->p < j->end && *j->p == '}') {
 			j->p++;
 			j->depth--;
-			return v;
+			return axv_object_new(0);
 		}
 		for (;;) {
 			jp_ws(j);
@@ -284,7 +370,7 @@ jp_value(struct jp *j)
 				axv_unref(k);
 				goto fail;
 			}
-			axv_object_put(v, k, e);
+			jp_push_kv(j, k, e);
 			jp_ws(j);
 			if (j->p < j->end && *j->p == ',') {
 				j->p++;
@@ -298,6 +384,9 @@ jp_value(struct jp *j)
 			goto fail;
 		}
 		j->depth--;
+		/* Sorted once, not key by key. */
+		v = axv_object_build(j->kv + kv_base, j->nkv - kv_base);
+		j->nkv = kv_base;
 		return v;
 	case '[':
 		if (++j->depth > j->max_depth) {
@@ -305,17 +394,16 @@ jp_value(struct jp *j)
 			return NULL;
 		}
 		j->p++;
-		v = axv_array_new(0);
 		jp_ws(j);
 		if (j->p < j->end && *j->p == ']') {
 			j->p++;
 			j->depth--;
-			return v;
+			return axv_array_new(0);
 		}
 		for (;;) {
 			if ((e = jp_value(j)) == NULL)
 				goto fail;
-			axv_array_push(v, e);
+			jp_push_el(j, e);
 			jp_ws(j);
 			if (j->p < j->end && *j->p == ',') {
 				j->p++;
@@ -329,6 +417,10 @@ jp_value(struct jp *j)
 			goto fail;
 		}
 		j->depth--;
+		v = axv_array_new(j->nel - el_base);
+		for (size_t i = el_base; i < j->nel; i++)
+			axv_array_push(v, j->el[i]);
+		j->nel = el_base;
 		return v;
 	case '"':
 		return jp_string(j);
@@ -352,6 +444,7 @@ jp_value(struct jp *j)
 	jp_error(j, "unexpected character");
 	return NULL;
 fail:
+	jp_drop(j, kv_base, el_base);
 	axv_unref(v);
 	return NULL;
 }
@@ -376,6 +469,8 @@ axv_from_json(const char *text, size_t len, const struct axv_json_limits *lim,
 		return NULL;
 	}
 	v = jp_value(&j);
+	free(j.kv);
+	free(j.el);
 	if (v == NULL)
 		return NULL;
 	jp_ws(&j);

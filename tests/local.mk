@@ -17,6 +17,7 @@ include %reldir%/cli.mk
 include %reldir%/run.mk
 include %reldir%/policy.mk
 include %reldir%/polfile.mk
+include %reldir%/policyload.mk
 include %reldir%/proxy.mk
 include %reldir%/netns.mk
 include %reldir%/safety.mk
