@@ -9,6 +9,7 @@
 
 #include "common/common.h"
 #include "policy/polfile.h"
+#include "policy/value-build.h"
 
 /* Nodes visited at most: bounds alias expansion ("billion laughs"). */
 #define MAX_VISITS 1000000
@@ -34,31 +35,56 @@ static void
 	va_end(ap);
 }
 
-/* A key path for messages, built on the stack as we descend. */
+/* A key path for messages: a chain of links on the stack as we descend,
+ * rendered only when a message needs it. */
 struct kp {
-	char s[256];
+	const struct kp *parent;
+	const char *key; /* NULL: the root, or an index */
+	size_t index;
+	bool is_index;
 };
 
 static void
 kp_child(struct kp *out, const struct kp *parent, const char *key)
 {
-	if (parent == NULL || parent->s[0] == '\0')
-		cut_printf(out->s, sizeof(out->s), "%s", key);
-	else
-		cut_printf(out->s, sizeof(out->s), "%s.%s", parent->s, key);
+	out->parent = parent;
+	out->key = key;
+	out->index = 0;
+	out->is_index = false;
 }
 
 static void
 kp_index(struct kp *out, const struct kp *parent, size_t i)
 {
-	cut_printf(out->s, sizeof(out->s), "%s[%zu]", parent->s, i);
+	out->parent = parent;
+	out->key = NULL;
+	out->index = i;
+	out->is_index = true;
+}
+
+/* "a.b[2].c", cut to fit. */
+static void
+kp_render(const struct kp *kp, char *out, size_t size)
+{
+	size_t l;
+
+	out[0] = '\0';
+	if (kp == NULL)
+		return;
+	if (kp->parent != NULL)
+		kp_render(kp->parent, out, size);
+	l = strlen(out);
+	if (kp->is_index)
+		cut_printf(out + l, size - l, "[%zu]", kp->index);
+	else if (kp->key != NULL)
+		cut_printf(out + l, size - l, "%s%s", l ? "." : "", kp->key);
 }
 
 static void AXG_PRINTF(4, 5) lerr(struct ld *ld, const yaml_node_t *node,
     const struct kp *kp, const char *fmt, ...)
 {
 	struct axp_polfile_errors *e = ld->errs;
-	char what[384];
+	char what[384], path[256];
 	va_list ap;
 
 	if (e->n >= AXP_POLFILE_MAX_ERRORS) {
@@ -68,15 +94,15 @@ static void AXG_PRINTF(4, 5) lerr(struct ld *ld, const yaml_node_t *node,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	kp_render(kp, path, sizeof(path));
 	if (node != NULL)
 		cut_printf(e->msg[e->n], sizeof(e->msg[0]),
 		    "%s:%zu:%zu: %s%s%s", ld->file, node->start_mark.line + 1,
-		    node->start_mark.column + 1, kp ? kp->s : "",
-		    kp && kp->s[0] ? ": " : "", what);
+		    node->start_mark.column + 1, path, path[0] ? ": " : "",
+		    what);
 	else
 		cut_printf(e->msg[e->n], sizeof(e->msg[0]), "%s: %s%s%s",
-		    ld->file, kp ? kp->s : "", kp && kp->s[0] ? ": " : "",
-		    what);
+		    ld->file, path, path[0] ? ": " : "", what);
 	e->n++;
 }
 
@@ -660,25 +686,17 @@ ep_pair(struct ld *ld, const char *key, yaml_node_t *v, const struct kp *kp,
 
 struct net_ctx {
 	struct axv *policies;
-	struct axv *exact, *suffix, *cidr; /* the index */
-	struct axv *names;		   /* policy names seen */
+	/* The index: host -> entry pairs grouped once at the end. */
+	struct axv_pairs exact, suffix;
+	struct axv *cidr;
+	struct axv *names; /* policy names seen */
 	bool binaries_warned;
 };
 
 static void
-index_add(struct axv *idx, const char *key, struct axv *entry)
+index_add(struct axv_pairs *idx, struct axv *key, struct axv *entry)
 {
-	struct axv *k = axv_cstr(key);
-	struct axv *list = axv_object_get(idx, k);
-
-	if (list == NULL) {
-		list = axv_array_new(1);
-		axv_object_put(idx, k, list);
-	} else {
-		axv_unref(k);
-	}
-	/* Still exclusively ours: the document is not shared yet. */
-	axv_array_push(list, entry);
+	axv_pairs_add(idx, axv_ref(key), entry);
 }
 
 static void
@@ -734,11 +752,10 @@ endpoint(struct ld *ld, yaml_node_t *n, const struct kp *kp, const char *policy,
 			put(entry, "rules", axv_ref(r));
 	}
 	if (axv_object_gets(c.ep, "host") != NULL) {
-		index_add(nc->exact, axv_str(axv_object_gets(c.ep, "host")),
-		    entry);
+		index_add(&nc->exact, axv_object_gets(c.ep, "host"), entry);
 	} else if (axv_object_gets(c.ep, "host_suffix") != NULL) {
-		index_add(nc->suffix,
-		    axv_str(axv_object_gets(c.ep, "host_suffix")), entry);
+		index_add(&nc->suffix, axv_object_gets(c.ep, "host_suffix"),
+		    entry);
 	} else {
 		put(entry, "cidr", axv_ref(axv_object_gets(c.ep, "cidr")));
 		axv_array_push(nc->cidr, entry);
@@ -1159,7 +1176,7 @@ top_pair(struct ld *ld, const char *key, yaml_node_t *v, const struct kp *kp,
 		put(tc->doc, key, ns.net);
 	} else if (strcmp(key, "inference") == 0) {
 		struct inf_ctx ic = { axv_object_new(3), axv_array_new(4),
-			axv_object_new(4), NULL, { "" } };
+			axv_object_new(4), NULL, { 0 } };
 
 		walk_map(ld, v, kp, inf_keys, inf_pair, &ic);
 		if (ic.default_node != NULL &&
@@ -1237,7 +1254,7 @@ axp_polfile_load_mem(const char *name, const char *text, size_t len,
 	yaml_document_t doc;
 	struct ld ld = { 0 };
 	struct top_ctx tc = { 0 };
-	struct kp root = { "" };
+	struct kp root = { 0 };
 	yaml_node_t *top;
 	struct axv *index, *result = NULL;
 	char *dir = NULL;
@@ -1281,8 +1298,6 @@ axp_polfile_load_mem(const char *name, const char *text, size_t len,
 	tc.doc = axv_object_new(8);
 	tc.rego = axv_array_new(2);
 	tc.nc.policies = axv_array_new(8);
-	tc.nc.exact = axv_object_new(16);
-	tc.nc.suffix = axv_object_new(16);
 	tc.nc.cidr = axv_array_new(2);
 	tc.nc.names = axv_object_new(8);
 
@@ -1322,8 +1337,8 @@ axp_polfile_load_mem(const char *name, const char *text, size_t len,
 		put(net, "policies", axv_ref(tc.nc.policies));
 	}
 	index = axv_object_new(3);
-	put(index, "exact", axv_ref(tc.nc.exact));
-	put(index, "suffix", axv_ref(tc.nc.suffix));
+	put(index, "exact", axv_pairs_group(&tc.nc.exact));
+	put(index, "suffix", axv_pairs_group(&tc.nc.suffix));
 	put(index, "cidr", axv_ref(tc.nc.cidr));
 	put(tc.doc, "index", index);
 	put(tc.doc, "rego", axv_ref(tc.rego));
@@ -1334,8 +1349,8 @@ out:
 	axv_unref(tc.doc);
 	axv_unref(tc.rego);
 	axv_unref(tc.nc.policies);
-	axv_unref(tc.nc.exact);
-	axv_unref(tc.nc.suffix);
+	axv_pairs_clear(&tc.nc.exact);
+	axv_pairs_clear(&tc.nc.suffix);
 	axv_unref(tc.nc.cidr);
 	axv_unref(tc.nc.names);
 	yaml_document_delete(&doc);

@@ -72,6 +72,40 @@ axv_object_build(struct axv_kv *kv, size_t n)
 	return obj;
 }
 
+struct axv *
+axv_object_group(struct axv_kv *kv, size_t n)
+{
+	struct axv *obj;
+	struct axv_obj *o;
+	size_t i, j, out = 0;
+
+	for (i = 0; i < n; i++)
+		kv[i].at = i;
+	qsort(kv, n, sizeof(*kv), kv_cmp);
+	/* Count the distinct keys first: the object is allocated once. */
+	for (i = 0; i < n; i++)
+		if (i == 0 || key_cmp(kv[i - 1].k, kv[i].k) != 0)
+			out++;
+	obj = axv_object_new(out);
+	o = (struct axv_obj *)obj;
+	for (i = 0; i < n; i = j) {
+		struct axv *list;
+
+		for (j = i + 1; j < n && key_cmp(kv[i].k, kv[j].k) == 0; j++)
+			;
+		list = axv_array_new(j - i);
+		for (size_t m = i; m < j; m++) {
+			axv_array_push(list, kv[m].v);
+			if (m > i)
+				axv_unref(kv[m].k);
+		}
+		o->k[o->len] = kv[i].k;
+		o->v[o->len] = list;
+		o->len++;
+	}
+	return obj;
+}
+
 void
 axv_pairs_add(struct axv_pairs *p, struct axv *key, struct axv *val)
 {
@@ -99,6 +133,16 @@ struct axv *
 axv_pairs_object(struct axv_pairs *p)
 {
 	struct axv *obj = axv_object_build(p->kv, p->len);
+
+	free(p->kv);
+	memset(p, 0, sizeof(*p));
+	return obj;
+}
+
+struct axv *
+axv_pairs_group(struct axv_pairs *p)
+{
+	struct axv *obj = axv_object_group(p->kv, p->len);
 
 	free(p->kv);
 	memset(p, 0, sizeof(*p));

@@ -26,6 +26,10 @@ struct axv_kv {
  * axv_object_put() called in array order. */
 struct axv *axv_object_build(struct axv_kv *kv, size_t n);
 
+/* An index: a new object mapping each distinct key of kv[] to the array
+ * of its values in array order (keys and values consumed, as above). */
+struct axv *axv_object_group(struct axv_kv *kv, size_t n);
+
 /* A growable list of pairs, for builders that add one at a time. */
 struct axv_pairs {
 	size_t len, cap;
@@ -45,5 +49,9 @@ void axv_pairs_clear(struct axv_pairs *p);
 
 /* A new object of the pairs (consumed; p is left empty, its memory freed). */
 struct axv *axv_pairs_object(struct axv_pairs *p);
+
+/* axv_object_group() of the pairs (consumed; p is left empty, its memory
+ * freed). */
+struct axv *axv_pairs_group(struct axv_pairs *p);
 
 #endif /* AXP_VALUE_BUILD_H */

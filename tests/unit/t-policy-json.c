@@ -151,6 +151,45 @@ test_mixed_keys(void)
 	axv_unref(bybuild);
 }
 
+/* The index builder: each key to the list of its values, in order. */
+static void
+test_group(void)
+{
+	struct axv *keys[] = { axv_cstr("b.example"), axv_int(2),
+		axv_cstr("a.example"), axv_cstr("b.example"), axv_int(2),
+		axv_null(), axv_cstr("b.example") };
+	enum { N = sizeof(keys) / sizeof(keys[0]) };
+	struct axv_pairs p = AXV_PAIRS_INIT;
+	struct axv *idx, *want = axv_object_new(0), *g;
+	char *s;
+
+	/* What index building did before: look up, append or insert. */
+	for (int i = 0; i < N; i++) {
+		struct axv *list = axv_object_get(want, keys[i]);
+
+		if (list == NULL) {
+			list = axv_array_new(0);
+			axv_object_put(want, axv_ref(keys[i]), list);
+		}
+		axv_array_push(list, axv_int(i));
+		axv_pairs_add(&p, keys[i], axv_int(i));
+	}
+	idx = axv_pairs_group(&p);
+	ok(axv_equal(idx, want), "group: same index as key by key");
+	s = axv_to_rego_string(idx);
+	is_str(s,
+	    "{null: [5], 2: [1, 4], \"a.example\": [2], "
+	    "\"b.example\": [0, 3, 6]}",
+	    "group: duplicates keep their order, mixed key kinds sorted");
+	free(s);
+	ok(p.len == 0 && p.kv == NULL, "group: pairs list left empty");
+	g = axv_pairs_group(&p);
+	is_int(axv_object_len(g), 0, "group of nothing: empty object");
+	axv_unref(g);
+	axv_unref(idx);
+	axv_unref(want);
+}
+
 static void
 test_numbers(void)
 {
@@ -195,6 +234,7 @@ main(void)
 	test_objects();
 	test_bulk_equals_put();
 	test_mixed_keys();
+	test_group();
 	test_numbers();
 	test_strings();
 	return tap_done();

@@ -240,6 +240,19 @@ static const struct {
 	    "bad.yaml:4:1: YAML syntax error" },
 	{ "version: 1\nname: x\n---\nversion: 1\n",
 	    "more than one YAML document" },
+	{ "version: 1\nname: x\nnetwork:\n  policies:\n"
+	  "    - {name: p, endpoints: [{host: a.com, port: 443, rules: "
+	  "[{allow: {method: GET}}]}]}\n",
+	    "network.policies[0].endpoints[0].rules: HTTP rules cannot be "
+	    "enforced" },
+	{ "version: 1\nname: x\nnetwork:\n  policies:\n"
+	  "    - {name: p, endpoints: [{host: a.com, port: 80}]}\n"
+	  "    - {name: q, endpoints: [{host: a.com, port: 80}, {host: b.com, "
+	  "port: 80, rules: [{allow: {methd: GET}}]}]}\n",
+	    "bad.yaml:6:95: network.policies[1].endpoints[1].rules[0].allow."
+	    "methd: unknown key" },
+	{ "version: 1\nname: x\nprocess: {env: {set: {FOO: [1]}}}\n",
+	    "bad.yaml:3:28: process.env.set.FOO: must be a string" },
 	{ "", "empty policy file" },
 	{ "- 1\n- 2\n", "bad.yaml:1:1: must be a mapping" },
 };
