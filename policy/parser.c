@@ -24,6 +24,9 @@ struct parser {
 	bool nl; /* newlines end literals here */
 	bool no_bar;
 	int wildcards;
+	/* Template variables are numbered per parse (a nested parser shares
+	 * its parent's counter), so two threads may parse at once. */
+	int tmpl_own, *tmpl_vars;
 	bool kw_and, kw_or, kw_not; /* future.keywords.and/or/not imported */
 	struct axg_buf *pending;    /* freed if a parse error unwinds */
 	struct ast_comment *comments, *comments_tail;
@@ -349,6 +352,7 @@ parse_sub_term(struct parser *ps, const char *src, size_t len,
 	sub->depth = ps->depth;
 	sub->max_depth = ps->max_depth;
 	sub->wildcards = ps->wildcards + 1000;
+	sub->tmpl_vars = ps->tmpl_vars;
 	if (setjmp(sub->fail) == 0) {
 		sub->nl = false;
 		t = parse_literal(sub);
@@ -379,7 +383,6 @@ parse_template(struct parser *ps)
 	struct tlist parts = { NULL, 0, 0 };
 	struct axg_buf lit;
 	struct ast_term *arr, *call;
-	static int tmpl_vars;
 
 	axg_buf_init(&lit, 0);
 	ps->pending = &lit;
@@ -442,7 +445,8 @@ parse_template(struct parser *ps)
 				axg_buf_reset(&lit);
 			}
 			e = parse_sub_term(ps, p + 1, (size_t)(q - p - 1), loc);
-			snprintf(vn, sizeof(vn), "_$t%d", tmpl_vars++ % 100000);
+			snprintf(vn, sizeof(vn), "_$t%d",
+			    (*ps->tmpl_vars)++ % 100000);
 			v = mkterm(ps, T_VAR, loc);
 			v->name = ast_strndup(ps->a, vn, strlen(vn));
 			x = ast_alloc(ps->a, sizeof(*x));
@@ -1295,6 +1299,7 @@ init(struct parser *ps, struct ast_arena *a, const char *file, const char *src,
     size_t len, const struct ast_limits *lim, struct axp_diags *ds)
 {
 	memset(ps, 0, sizeof(*ps));
+	ps->tmpl_vars = &ps->tmpl_own;
 	lex_init(&ps->lx, src, len, lim ? lim->max_literal : 0);
 	ps->a = a;
 	ps->ds = ds;
