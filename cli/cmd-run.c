@@ -44,11 +44,20 @@
 #define MAX_GRANTS 256
 #define MAX_ENV	   256
 
+/* AXGATE_TRACE_LAUNCH=1: the time of each step of the launch on stderr,
+ * from monotonic timestamps (what `make bench` profiles). */
+struct run_trace {
+	bool on;
+	uint64_t start, last;
+};
+
 /* What the job's spec points into; freed together. */
 struct run_ctx {
 	struct gate *gate;
 	struct axv *doc;
 	pid_t proxy;  /* the proxy child, or 0 */
+	int ready_fd; /* its readiness pipe until it said it is ready */
+	struct run_trace *tr;
 	int audit_fd; /* the launcher's end of the child's events */
 	struct srv_relay *relay;
 	struct sbx_grant grants[MAX_GRANTS];
@@ -157,13 +166,6 @@ build_env(struct run_ctx *rc, struct axv *proc, char *err, size_t errlen)
 	rc->env_set[ns] = NULL;
 	return 0;
 }
-
-/* AXGATE_TRACE_LAUNCH=1: the time of each step of the launch on stderr,
- * from monotonic timestamps (what `make bench` profiles). */
-struct run_trace {
-	bool on;
-	uint64_t start, last;
-};
 
 static void
 trace_init(struct run_trace *t)
@@ -400,12 +402,14 @@ no_inference:
 	co.job = rc->jobid;
 	co.user = user;
 	co.px = &pc;
-	rc->proxy = srv_proxy_child_start(&co, err, errlen);
+	/* Forked now, waited for only right before the job execs
+	 * (proxy_ready): it gets ready while the job is being set up. */
+	rc->proxy = srv_proxy_child_fork(&co, &rc->ready_fd, err, errlen);
 	if (rc->proxy < 0) {
 		rc->proxy = 0;
 		goto fail;
 	}
-	trace_step(tr, "proxy child");
+	trace_step(tr, "proxy fork");
 	close(lfd);
 	if (ifd >= 0)
 		close(ifd);
@@ -423,6 +427,24 @@ fail:
 		close(sv[1]);
 	}
 	return -1;
+}
+
+/* sbx_spec.before_exec: the job is confined and waits for this before
+ * its execve; the proxy child must be serving by then. */
+static int
+proxy_ready(void *arg, char *err, size_t errlen)
+{
+	struct run_ctx *rc = arg;
+	int fd = rc->ready_fd;
+
+	trace_step(rc->tr, "sandbox set-up");
+	rc->ready_fd = -1;
+	if (srv_proxy_child_ready(rc->proxy, fd, err, errlen) < 0) {
+		rc->proxy = 0; /* reaped */
+		return -1;
+	}
+	trace_step(rc->tr, "proxy ready");
+	return 0;
 }
 
 /* Stop the proxy child and wait for the last of its events. */
@@ -535,6 +557,8 @@ cmd_run(int argc, char **argv)
 
 	rc = axg_calloc(1, sizeof(*rc));
 	rc->audit_fd = -1;
+	rc->ready_fd = -1;
+	rc->tr = &tr;
 	popts.workspace = workspace;
 	popts.tmpdir = "/tmp";
 	popts.home = getenv("HOME") ? getenv("HOME") : "/root";
@@ -642,6 +666,8 @@ cmd_run(int argc, char **argv)
 		spec.netns_fd = ns_job_net_fd(net);
 		spec.proxy_addr = ns_job_net_host_addr(net);
 		spec.proxy_port = RUN_PROXY_PORT;
+		spec.before_exec = proxy_ready;
+		spec.before_exec_arg = rc;
 		if (rc->hosts[0] != '\0') {
 			spec.inference_port = RUN_INFERENCE_PORT;
 			spec.hosts_file = rc->hosts;
@@ -680,13 +706,18 @@ out:
 	if (rc != NULL)
 		stop_proxy(rc);
 	trace_step(&tr, "proxy stop");
-	ns_job_net_free(net);
+	/* Only the sandbox's init joined the namespace, and it is reaped by
+	 * now with every process of its PID namespace (the kernel reaps those
+	 * before the init's own exit completes): nothing to look for. */
+	ns_job_net_free_empty(net);
 	trace_step(&tr, "network free");
 	ocsf_writer_free(writer);
 	trace_step(&tr, "audit close");
 	if (rc != NULL) {
 		if (rc->audit_fd >= 0)
 			close(rc->audit_fd);
+		if (rc->ready_fd >= 0)
+			close(rc->ready_fd);
 		if (rc->hosts[0] != '\0')
 			(void)unlink(rc->hosts);
 		gate_unref(rc->gate);

@@ -83,6 +83,14 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen);
  * logged with axg_warn(); the next ns_sweep() removes what could not be. */
 void ns_job_net_free(struct ns_job_net *net);
 
+/* The same for a caller that knows that no task is left in the namespace
+ * (it reaped every process that ever entered it: a PID namespace's init
+ * that joined it, say): no look through /proc for tasks, and the veth
+ * pair goes with the namespace.  A task still in there would keep its
+ * link to the host after the host-side table is gone: when in doubt, use
+ * ns_job_net_free(). */
+void ns_job_net_free_empty(struct ns_job_net *net);
+
 /* The job namespace's file descriptor (O_CLOEXEC), for setns(fd,
  * CLONE_NEWNET).  Owned by the object: valid until ns_job_net_free(). */
 int ns_job_net_fd(const struct ns_job_net *net);

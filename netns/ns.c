@@ -330,7 +330,8 @@ ns_in_use(int nsfd)
 }
 
 static void
-teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf)
+teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
+    bool empty)
 {
 	char err[256];
 	struct nl_sock *own_rt = NULL;
@@ -352,7 +353,8 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf)
 	 * the link here instead makes us wait for the device's references to
 	 * drain (RCU barriers: most of the teardown's time).  A task still in
 	 * there gets its link cut now. */
-	if (net->have_link && net->nsfd >= 0 && !ns_in_use(net->nsfd))
+	if (net->have_link && net->nsfd >= 0 &&
+	    (empty || !ns_in_use(net->nsfd)))
 		net->have_link = false;
 	prof(NSI_STEP_SCAN_NS, &t);
 	if (net->have_link) {
@@ -489,7 +491,7 @@ fail_in:
 	if (in.nsfd >= 0)
 		close(in.nsfd);
 fail:
-	teardown(net, hrt, hnf);
+	teardown(net, hrt, hnf, true); /* no task has entered it yet */
 	nsi_rt_close(hrt);
 	nsi_nf_close(hnf);
 	free(net);
@@ -501,7 +503,16 @@ ns_job_net_free(struct ns_job_net *net)
 {
 	if (net == NULL)
 		return;
-	teardown(net, NULL, NULL);
+	teardown(net, NULL, NULL, false);
+	free(net);
+}
+
+void
+ns_job_net_free_empty(struct ns_job_net *net)
+{
+	if (net == NULL)
+		return;
+	teardown(net, NULL, NULL, true);
 	free(net);
 }
 

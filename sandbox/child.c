@@ -347,6 +347,17 @@ job_exec(void)
 			    "seccomp: loading filter %d (the kernel must "
 			    "have CONFIG_SECCOMP_FILTER)",
 			    i + 1);
+	if (P->go_r >= 0) {
+		char go;
+		ssize_t n;
+
+		do
+			n = read(P->go_r, &go, 1);
+		while (n == -1 && errno == EINTR);
+		if (n != 1)
+			fail(SBX_EXIT_SETUP, 0,
+			    "the launcher did not release the job");
+	}
 	execve(P->path, P->argv, P->envp);
 	fail(SBX_EXIT_EXEC, errno, "executing %.200s", P->path);
 }

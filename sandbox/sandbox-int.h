@@ -79,6 +79,7 @@ struct sbx_plan {
 	int err_w;    /* struct sbx_msg on failure; CLOEXEC so exec closes it */
 	int status_w; /* the init writes the job's wait status here */
 	int sync_r;   /* the parent writes one byte to start; EOF = it died */
+	int go_r;     /* the job reads one byte before its execve; or -1 */
 };
 
 /* What the child writes on the error pipe. */

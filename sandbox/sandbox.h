@@ -125,6 +125,15 @@ struct sbx_spec {
 	/* The job's stdin, stdout, stderr; -1 inherits the caller's. */
 	int stdio[3];
 
+	/* Called by sbx_spawn() while the sandbox is being set up; the job
+	 * waits, fully confined, right before its execve until it returns
+	 * (the launcher waits here for the proxy to be ready, in parallel
+	 * with the set-up).  Returns 0, or -1 with a message in err: the job
+	 * is then killed before it runs and sbx_spawn() returns
+	 * SBX_EXIT_SETUP.  NULL: the job execs as soon as it is confined. */
+	int (*before_exec)(void *arg, char *err, size_t errlen);
+	void *before_exec_arg;
+
 	/* Test only: pretend the kernel's Landlock ABI is at most this
 	 * (0: no override).  It can only lower the ABI, never raise it. */
 	int test_landlock_abi;

@@ -182,6 +182,7 @@ plan_free(struct sbx_plan *plan)
 	close_fd(&plan->err_w);
 	close_fd(&plan->status_w);
 	close_fd(&plan->sync_r);
+	close_fd(&plan->go_r);
 }
 
 /* How to fix a confinement step the kernel refused, by its errno. */
@@ -244,6 +245,7 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	int grant_fds[SBX_GRANTS_MAX];
 	bool grant_dir[SBX_GRANTS_MAX];
 	int errp[2] = { -1, -1 }, statp[2] = { -1, -1 }, syncp[2] = { -1, -1 };
+	int gop[2] = { -1, -1 };
 	struct sbx_job *job = NULL;
 	struct sbx_msg msg;
 	sigset_t set;
@@ -253,7 +255,7 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	*jobp = NULL;
 	memset(&plan, 0, sizeof(plan));
 	plan.workspace_fd = plan.ruleset_fd = plan.netns_fd = -1;
-	plan.err_w = plan.status_w = plan.sync_r = -1;
+	plan.err_w = plan.status_w = plan.sync_r = plan.go_r = -1;
 	for (size_t i = 0; i < SBX_GRANTS_MAX; i++)
 		grant_fds[i] = -1;
 	if (geteuid() != 0) {
@@ -284,9 +286,14 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 		axg_seterr(err, errlen, "pipe: %s", strerror(errno));
 		goto out;
 	}
+	if (spec->before_exec != NULL && pipe2(gop, O_CLOEXEC) == -1) {
+		axg_seterr(err, errlen, "pipe: %s", strerror(errno));
+		goto out;
+	}
 	plan.err_w = errp[1];
 	plan.status_w = statp[1];
 	plan.sync_r = syncp[0];
+	plan.go_r = gop[0];
 
 	job = axg_calloc(1, sizeof(*job));
 	job->pid = -1;
@@ -335,6 +342,23 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 		    strerror(errno));
 		goto out;
 	}
+	if (spec->before_exec != NULL) {
+		/* The job sets itself up meanwhile, and waits for this. */
+		if (spec->before_exec(spec->before_exec_arg, err, errlen) ==
+		    -1) {
+			rc = SBX_EXIT_SETUP;
+			goto out;
+		}
+		/* plan.go_r is still open here: no SIGPIPE if the job is
+		 * already gone (its failure is read below). */
+		if (write(gop[1], "x", 1) != 1) {
+			axg_seterr(err, errlen, "releasing the job: %s",
+			    strerror(errno));
+			goto out;
+		}
+		close_fd(&gop[1]);
+		close_fd(&plan.go_r);
+	}
 	if (read_msg(errp[0], &msg) == 1) {
 		/* A step failed: nothing was exec'd.  Take the init down. */
 		axg_seterr(err, errlen, "%s%s", msg.text,
@@ -357,6 +381,7 @@ out:
 	close_fd(&errp[0]);
 	close_fd(&statp[0]);
 	close_fd(&syncp[1]);
+	close_fd(&gop[1]);
 	for (size_t i = 0; i < spec->n_grants && i < SBX_GRANTS_MAX; i++)
 		close_fd(&grant_fds[i]);
 	plan_free(&plan);

@@ -231,15 +231,13 @@ fail:
 }
 
 pid_t
-srv_proxy_child_start(const struct srv_child_opts *o, char *err, size_t errlen)
+srv_proxy_child_fork(const struct srv_child_opts *o, int *ready_fd, char *err,
+    size_t errlen)
 {
 	int p[2];
 	pid_t pid, parent = getpid();
-	struct pollfd pfd;
-	char buf[600];
-	ssize_t n;
-	int rc;
 
+	*ready_fd = -1;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return axg_seterr(err, errlen, "proxy child: pipe: %s",
 		    strerror(errno));
@@ -256,15 +254,27 @@ srv_proxy_child_start(const struct srv_child_opts *o, char *err, size_t errlen)
 		child_main(o, p[1], parent);
 	}
 	close(p[1]);
-	pfd.fd = p[0];
+	*ready_fd = p[0];
+	return pid;
+}
+
+int
+srv_proxy_child_ready(pid_t pid, int ready_fd, char *err, size_t errlen)
+{
+	struct pollfd pfd;
+	char buf[600];
+	ssize_t n;
+	int rc;
+
+	pfd.fd = ready_fd;
 	pfd.events = POLLIN;
 	do
 		rc = poll(&pfd, 1, CHILD_READY_MS);
 	while (rc < 0 && errno == EINTR);
-	n = rc > 0 ? read(p[0], buf, sizeof(buf) - 1) : -1;
-	close(p[0]);
+	n = rc > 0 ? read(ready_fd, buf, sizeof(buf) - 1) : -1;
+	close(ready_fd);
 	if (n == 2 && memcmp(buf, "ok", 2) == 0)
-		return pid;
+		return 0;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	if (n > 0) {
@@ -273,6 +283,19 @@ srv_proxy_child_start(const struct srv_child_opts *o, char *err, size_t errlen)
 	}
 	return axg_seterr(err, errlen, "proxy child: %s",
 	    rc == 0 ? "not ready in time" : "exited before it was ready");
+}
+
+pid_t
+srv_proxy_child_start(const struct srv_child_opts *o, char *err, size_t errlen)
+{
+	int fd;
+	pid_t pid = srv_proxy_child_fork(o, &fd, err, errlen);
+
+	if (pid < 0)
+		return -1;
+	if (srv_proxy_child_ready(pid, fd, err, errlen) < 0)
+		return -1;
+	return pid;
 }
 
 /* ---- relaying the child's events ---- */

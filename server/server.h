@@ -141,6 +141,15 @@ struct srv_child_opts {
 pid_t
 srv_proxy_child_start(const struct srv_child_opts *o, char *err, size_t errlen);
 
+/* The same in two halves, so that the launcher can prepare the job while
+ * the child gets ready: srv_proxy_child_fork() returns the child's pid and
+ * the read end of its readiness pipe in *ready_fd (or -1 with a message);
+ * srv_proxy_child_ready() waits for the child's word, closes ready_fd, and
+ * returns 0, or -1 with the reason after killing and reaping the child. */
+pid_t srv_proxy_child_fork(const struct srv_child_opts *o, int *ready_fd,
+    char *err, size_t errlen);
+int srv_proxy_child_ready(pid_t pid, int ready_fd, char *err, size_t errlen);
+
 /* A thread that reads the child's JSON lines from fd until end of file
  * and hands each to ocsf_emit_line(). */
 struct srv_relay;
