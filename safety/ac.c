@@ -2,22 +2,34 @@
  * ac.c: the keyword prefilter: every occurrence of every keyword, in one
  * pass, without regard to ASCII case.
  *
- * Each keyword (3 to 64 bytes) is represented by one 3-byte window, its
- * rarest (judged by English letter frequency, so "datadog" by "dog", not
- * "dat").  A bitmap indexed by a multiplicative hash of the 3 bytes at a
- * position (case folded by OR-ing 0x20) says whether some keyword's window
- * can be there.  Only where one can is the window looked up in a small
- * hash table of (window, keyword, offset) and the keyword compared in
- * full.
+ * A shift-or filter over hashed byte pairs (the scheme of Hyperscan's
+ * FDR), which stays selective with hundreds of keywords where a nibble
+ * matcher (Teddy) lights up on every letter:
  *
- * The filter is one hash and one bit test per position with no dependency
- * between positions.  With AVX2 (chosen at run time) 16 positions are
- * hashed with two shuffles and two vector multiplies and tested with two
- * gathers; elsewhere a scalar loop tests 8 positions per branch.  Both
- * report exactly the same hits in the same order.
+ *   - Keywords are put into 8 buckets by length, so that the short ones
+ *     share buckets.
+ *   - Each input position p is given a 12-bit hash h(p) of the byte pair
+ *     (p[-1], p[0]), case folded by OR-ing 0x20.
+ *   - reach[h] is 8 bytes: bit b of byte t is clear if some keyword of
+ *     bucket b can have, t bytes before its last byte, a pair hashing to
+ *     h (or is shorter than that, or t is at its first byte, whose
+ *     predecessor is unknown).
+ *   - The bytes of reach[h(p)] are OR-ed into positions p .. p + 7; a
+ *     position whose byte still has a clear bit b can be the end of a
+ *     keyword of bucket b.  Only there is the keyword looked up (by its
+ *     last three bytes) and compared in full.
+ *
+ * Each input byte costs one table load, a shift and an OR, with no
+ * branch; a block of 8 ends is tested with one compare.  With AVX2
+ * (chosen at run time) the pair hashes of 32 positions are computed with
+ * a handful of vector instructions; elsewhere one at a time.  Both paths
+ * compute the same filter bytes and report exactly the same hits in the
+ * same order: by end position, ascending.  AXGATE_SCAN_SCALAR=1 in the
+ * environment forces the scalar path (for tests).
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -28,79 +40,61 @@
 #include "common/common.h"
 #include "safety/safety-int.h"
 
-#define FBITS 17 /* filter bits: 2^17 bits, 16 KB */
-#define HMUL  0x9e3779b1u
+#define DBITS	 12 /* pair hash bits: reach[] is 4096 x 8 bytes */
+#define HMUL16	 0x9e37u
+#define NBUCKETS 8
+#define DEPTH	 8 /* bytes of a keyword's tail the filter looks at */
 
-struct win {
-	uint32_t w; /* the folded 3-byte window */
+/* A keyword, in the array of them sorted by (bucket and last 3 bytes,
+ * length descending). */
+struct lit {
+	uint32_t w; /* the folded last 3 bytes | bucket << 24 */
 	uint32_t id;
-	uint16_t off, len;
-	const char *kw; /* NULL: empty slot; lower-case */
+	uint16_t len;
+	uint8_t bucket;
+	const char *kw; /* lower-case */
 };
 
 struct leak_ac {
-	uint32_t bits[(1u << FBITS) / 32];
-	struct win *wins; /* open addressing on w */
-	uint32_t wmask;
-	uint32_t wshift; /* 32 - log2(table size) */
+	uint64_t reach[1u << DBITS];
+	struct lit *lits;
+	/* Open addressing on w: index + 1 of the first keyword with that
+	 * w (the others follow it in lits), or 0. */
+	uint32_t *head;
+	uint32_t hmask;
+	uint32_t hshift; /* 32 - log2(table size) */
+	size_t nlits;
 	bool avx2;
 };
 
 static inline uint32_t
-fhash(uint32_t w3)
+pair_hash(uint32_t pair)
 {
-	return (w3 * HMUL) >> (32 - FBITS);
+	return (uint32_t)(uint16_t)((pair | 0x2020u) * HMUL16) >> (16 - DBITS);
 }
 
-/* The table index: the high bits of another multiplicative hash. */
+/* The table index: the high bits of a multiplicative hash. */
 static inline uint32_t
 slot_of(const struct leak_ac *ac, uint32_t w)
 {
-	return (w * 0x85ebca6bu) >> ac->wshift;
+	return (w * 0x85ebca6bu) >> ac->hshift;
 }
 
 static inline uint32_t
-load3(const uint8_t *p)
+fold3(const uint8_t *p)
 {
-	uint32_t w;
-
-	memcpy(&w, p, 4);
-	return (w | 0x20202020u) & 0xffffffu; /* little-endian: bytes 0..2 */
-}
-
-/* How rare a byte is in text: letters by English frequency, other bytes
- * but space rarer still. */
-static int
-rarity(uint8_t c)
-{
-	static const char freq[] = "etaoinshrdlcumwfgypbvkjxqz";
-	const char *f;
-
-	if (c >= 'A' && c <= 'Z')
-		c = (uint8_t)(c + 32);
-	if (c == ' ')
-		return 0;
-	f = memchr(freq, c, sizeof(freq) - 1);
-	return f != NULL ? (int)(f - freq) + 1 : 30;
-}
-
-static void
-insert(struct leak_ac *ac, uint32_t w, const struct leak_ac_pattern *pat,
-    size_t off)
-{
-	uint32_t slot = slot_of(ac, w), h = fhash(w);
-
-	ac->bits[h / 32] |= (uint32_t)1 << (h % 32);
-	while (ac->wins[slot].kw != NULL)
-		slot = (slot + 1) & ac->wmask;
-	ac->wins[slot] = (struct win){ w, pat->id, (uint16_t)off,
-		(uint16_t)pat->len, pat->bytes };
+	return ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16) |
+	    0x202020u;
 }
 
 static bool
 cpu_has_avx2(void)
 {
 #if defined(AC_X86) && defined(__GNUC__)
+	const char *force = getenv("AXGATE_SCAN_SCALAR");
+
+	if (force != NULL && force[0] != '\0' && strcmp(force, "0") != 0)
+		return false;
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx2") != 0;
 #else
@@ -108,39 +102,87 @@ cpu_has_avx2(void)
 #endif
 }
 
+static int
+by_length(const void *a, const void *b)
+{
+	const struct leak_ac_pattern *x =
+	    *(const struct leak_ac_pattern *const *)a;
+	const struct leak_ac_pattern *y =
+	    *(const struct leak_ac_pattern *const *)b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int
+by_tail(const void *a, const void *b)
+{
+	const struct lit *x = a, *y = b;
+
+	if (x->w != y->w)
+		return x->w < y->w ? -1 : 1;
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
 struct leak_ac *
 leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 {
 	struct leak_ac *ac = axg_calloc(1, sizeof(*ac));
-	size_t cap = 16;
+	const struct leak_ac_pattern **ord;
+	uint64_t any = 0; /* bits clear in every entry */
+	size_t cap = 16, m = 0;
 
-	ac->wshift = 28;
+	ac->hshift = 28;
 	while (cap < 2 * n + 2) {
 		cap *= 2;
-		ac->wshift--;
+		ac->hshift--;
 	}
-	ac->wins = axg_calloc(cap, sizeof(*ac->wins));
-	ac->wmask = (uint32_t)cap - 1;
+	ac->head = axg_calloc(cap, sizeof(*ac->head));
+	ac->hmask = (uint32_t)cap - 1;
 	ac->avx2 = cpu_has_avx2();
+	memset(ac->reach, 0xff, sizeof(ac->reach));
 
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *k = (const uint8_t *)pats[i].bytes;
-		size_t len = pats[i].len, best = 0;
-		int bs = -1;
+	ord = axg_calloc(n ? n : 1, sizeof(*ord));
+	for (size_t i = 0; i < n; i++)
+		if (pats[i].len >= 3 && pats[i].len <= UINT16_MAX)
+			ord[m++] = &pats[i]; /* others refused when added */
+	qsort(ord, m, sizeof(*ord), by_length);
+	ac->lits = axg_calloc(m ? m : 1, sizeof(*ac->lits));
+	ac->nlits = m;
+	for (size_t i = 0; i < m; i++) {
+		const struct leak_ac_pattern *pat = ord[i];
+		const uint8_t *k = (const uint8_t *)pat->bytes;
+		size_t len = pat->len;
+		unsigned b = (unsigned)(i * NBUCKETS / m);
 
-		if (len < 3 || len > UINT16_MAX)
-			continue; /* refused when rules are added */
-		for (size_t o = 0; o + 3 <= len; o++) {
-			int sc =
-			    rarity(k[o]) + rarity(k[o + 1]) + rarity(k[o + 2]);
-			if (sc > bs) {
-				bs = sc;
-				best = o;
-			}
+		for (unsigned t = 0; t < DEPTH; t++) {
+			uint64_t bit = (uint64_t)1 << (8 * t + b);
+			if (t + 1 >= len) /* the first byte, or before it */
+				any |= bit;
+			else
+				ac->reach[pair_hash((uint32_t)k[len - 2 - t] |
+				    (uint32_t)k[len - 1 - t] << 8)] &= ~bit;
 		}
-		uint8_t b[4] = { k[best], k[best + 1], k[best + 2], 0 };
-		insert(ac, load3(b), &pats[i], best);
+		/* Case folding by OR 0x20 also maps other bytes together;
+		 * the filter only needs to be a superset. */
+		ac->lits[i] = (struct lit){ fold3(k + len - 3) | b << 24,
+			pat->id, (uint16_t)len, (uint8_t)b, pat->bytes };
 	}
+	for (size_t h = 0; h < AXG_ARRAY_LEN(ac->reach); h++)
+		ac->reach[h] &= ~any;
+	qsort(ac->lits, m, sizeof(*ac->lits), by_tail);
+	for (size_t i = 0; i < m; i++) {
+		if (i > 0 && ac->lits[i - 1].w == ac->lits[i].w)
+			continue;
+		uint32_t slot = slot_of(ac, ac->lits[i].w);
+		while (ac->head[slot] != 0)
+			slot = (slot + 1) & ac->hmask;
+		ac->head[slot] = (uint32_t)i + 1;
+	}
+	free(ord);
 	return ac;
 }
 
@@ -149,20 +191,29 @@ leak_ac_free(struct leak_ac *ac)
 {
 	if (ac == NULL)
 		return;
-	free(ac->wins);
+	free(ac->head);
+	free(ac->lits);
 	free(ac);
 }
 
 void
 leak_ac_set_simd(struct leak_ac *ac, bool on)
 {
-	ac->avx2 = on && cpu_has_avx2();
+#if defined(AC_X86) && defined(__GNUC__)
+	__builtin_cpu_init();
+	ac->avx2 = on && __builtin_cpu_supports("avx2") != 0;
+#else
+	(void)on;
+	ac->avx2 = false;
+#endif
 }
 
+/* p[0..len) equals the lower-case kw without regard to ASCII case;
+ * compared from the end, where keywords sharing a tail differ last. */
 static inline bool
 fold_eq(const uint8_t *p, const char *kw, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = len; i-- > 0;) {
 		uint8_t c = p[i];
 		if (c >= 'A' && c <= 'Z')
 			c = (uint8_t)(c + 32);
@@ -172,141 +223,174 @@ fold_eq(const uint8_t *p, const char *kw, size_t len)
 	return true;
 }
 
-/* Confirm the keywords whose window w is at p[i]. */
+/* Confirm the keywords of bucket b that can end at p[e]. */
 static int
-windows_at(const struct leak_ac *ac, const uint8_t *p, size_t n, size_t i,
-    uint32_t w, int (*hit)(size_t, uint32_t, void *), void *arg)
+ends_at(const struct leak_ac *ac, const uint8_t *p, size_t e, unsigned b,
+    int (*hit)(size_t, uint32_t, void *), void *arg)
 {
-	for (uint32_t slot = slot_of(ac, w); ac->wins[slot].kw != NULL;
-	     slot = (slot + 1) & ac->wmask) {
-		const struct win *e = &ac->wins[slot];
-		if (e->w != w || i < e->off)
+	uint32_t w = fold3(p + e - 2) | b << 24;
+	uint32_t slot = slot_of(ac, w), first;
+
+	for (;; slot = (slot + 1) & ac->hmask) {
+		first = ac->head[slot];
+		if (first == 0)
+			return 0;
+		if (ac->lits[first - 1].w == w)
+			break;
+	}
+	for (size_t i = first - 1; i < ac->nlits && ac->lits[i].w == w; i++) {
+		const struct lit *x = &ac->lits[i];
+		if (e + 1 < x->len ||
+		    !fold_eq(p + e + 1 - x->len, x->kw, x->len))
 			continue;
-		size_t st = i - e->off;
-		if (st + e->len > n || !fold_eq(p + st, e->kw, e->len))
-			continue;
-		int rc = hit(st + e->len, e->id, arg);
+		int rc = hit(e + 1, x->id, arg);
 		if (rc != 0)
 			return rc;
 	}
 	return 0;
 }
 
-static inline uint32_t
-test_at(const uint32_t *bits, uint32_t w)
-{
-	uint32_t h = fhash(w);
-
-	return (bits[h / 32] >> (h % 32)) & 1;
-}
-
-/* Positions [i, i + 8) from a mask of set filter bits. */
+/* Ends [e0, e0 + 8) whose filter bytes are in r (byte k: end e0 + k;
+ * a byte with a clear bit is a candidate). */
 static int
-report_mask(const struct leak_ac *ac, const uint8_t *p, size_t n, size_t i,
-    uint32_t m, int (*hit)(size_t, uint32_t, void *), void *arg)
+report(const struct leak_ac *ac, const uint8_t *p, size_t e0, uint64_t r,
+    int (*hit)(size_t, uint32_t, void *), void *arg)
 {
-	while (m != 0) {
-		unsigned k = (unsigned)__builtin_ctz(m);
-		m &= m - 1;
-		int rc =
-		    windows_at(ac, p, n, i + k, load3(p + i + k), hit, arg);
-		if (rc != 0)
-			return rc;
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
+	uint64_t x = ~r;
+	/* The high bit of each non-zero byte of x. */
+	uint64_t nz = (((x & lo7) + lo7) | x) & ~lo7;
+
+	while (nz != 0) {
+		unsigned k = (unsigned)__builtin_ctzll(nz) / 8;
+		nz &= nz - 1;
+		if (e0 + k < 2)
+			continue;
+		unsigned bs = (unsigned)(x >> (8 * k)) & 0xff;
+		while (bs != 0) {
+			unsigned b = (unsigned)__builtin_ctz(bs);
+			bs &= bs - 1;
+			int rc = ends_at(ac, p, e0 + k, b, hit, arg);
+			if (rc != 0)
+				return rc;
+		}
 	}
 	return 0;
+}
+
+/* Positions [p0, p0 + cnt), cnt <= 8, one at a time; *carry holds the
+ * filter bytes of ends p0 .. p0 + 7 from earlier positions and gets
+ * those of the next 8 ends. */
+static inline uint64_t
+block_scalar(const struct leak_ac *ac, const uint8_t *p, size_t p0,
+    unsigned cnt, uint64_t *carry)
+{
+	uint64_t lo = *carry, hi = 0;
+
+	for (unsigned k = 0; k < cnt; k++) {
+		size_t i = p0 + k;
+		uint64_t r = ac->reach[pair_hash(
+		    (uint32_t)p[i - 1] | (uint32_t)p[i] << 8)];
+		lo |= r << (8 * k);
+		if (k > 0)
+			hi |= r >> (64 - 8 * k);
+	}
+	*carry = hi;
+	return lo;
 }
 
 #ifdef AC_X86
-/* 16 positions per step: each 128-bit lane of a broadcast 16-byte load is
- * shuffled into four 3-byte windows (zero in the fourth byte), folded,
- * hashed with one 32-bit multiply per window and tested with a gather. */
+/* The filter bytes of 8 positions whose pair hashes are h[0..8). */
+#define ACC(k)                                                                 \
+	acc = _mm_or_si128(acc,                                                \
+	    _mm_slli_si128(_mm_loadl_epi64((const __m128i *)&reach[h[k]]), k))
+
 __attribute__((target("avx2"))) static size_t
-scan_avx2(const struct leak_ac *ac, const uint8_t *p, size_t n,
+scan_avx2(const struct leak_ac *ac, const uint8_t *p, size_t n, uint64_t *carry,
     int (*hit)(size_t, uint32_t, void *), void *arg, int *rcp)
 {
-	const __m256i shuf = _mm256_setr_epi8(0, 1, 2, -128, 1, 2, 3, -128, 2,
-	    3, 4, -128, 3, 4, 5, -128, 4, 5, 6, -128, 5, 6, 7, -128, 6, 7, 8,
-	    -128, 7, 8, 9, -128);
-	const __m256i fold = _mm256_set1_epi32(0x00202020);
-	const __m256i mul = _mm256_set1_epi32((int)HMUL);
-	const __m256i low5 = _mm256_set1_epi32(31);
-	const __m256i one = _mm256_set1_epi32(1);
-	const int *bits = (const int *)ac->bits;
-	size_t i = 0;
+	const __m256i fold = _mm256_set1_epi16(0x2020);
+	const __m256i mul = _mm256_set1_epi16((short)HMUL16);
+	const uint64_t *reach = ac->reach;
+	uint16_t hs[32] __attribute__((aligned(32)));
+	__m128i cr = _mm_cvtsi64_si128((long long)*carry);
+	size_t i = 1;
 
-	for (; i + 32 <= n; i += 16) {
-		__m256i a = _mm256_broadcastsi128_si256(
-		    _mm_loadu_si128((const __m128i *)(p + i)));
-		__m256i b = _mm256_broadcastsi128_si256(
-		    _mm_loadu_si128((const __m128i *)(p + i + 8)));
-		a = _mm256_or_si256(_mm256_shuffle_epi8(a, shuf), fold);
-		b = _mm256_or_si256(_mm256_shuffle_epi8(b, shuf), fold);
-		a = _mm256_srli_epi32(_mm256_mullo_epi32(a, mul), 32 - FBITS);
-		b = _mm256_srli_epi32(_mm256_mullo_epi32(b, mul), 32 - FBITS);
-		__m256i ga =
-		    _mm256_i32gather_epi32(bits, _mm256_srli_epi32(a, 5), 4);
-		__m256i gb =
-		    _mm256_i32gather_epi32(bits, _mm256_srli_epi32(b, 5), 4);
-		ga = _mm256_and_si256(_mm256_srlv_epi32(ga,
-					  _mm256_and_si256(a, low5)),
-		    one);
-		gb = _mm256_and_si256(_mm256_srlv_epi32(gb,
-					  _mm256_and_si256(b, low5)),
-		    one);
-		if (__builtin_expect(_mm256_testz_si256(_mm256_or_si256(ga, gb),
-					 _mm256_or_si256(ga, gb)),
-			1))
-			continue;
-		uint32_t m = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
-				 _mm256_slli_epi32(ga, 31))) |
-		    (uint32_t)_mm256_movemask_ps(
-			_mm256_castsi256_ps(_mm256_slli_epi32(gb, 31)))
-			<< 8;
-		int rc = report_mask(ac, p, n, i, m, hit, arg);
-		if (rc != 0) {
-			*rcp = rc;
-			return i;
+	for (; i + 32 <= n; i += 32) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(p + i - 1));
+		__m256i y = _mm256_loadu_si256((const __m256i *)(p + i));
+		/* 16-bit lanes p[j-1] | p[j] << 8: positions 0-7 and 16-23,
+		 * then 8-15 and 24-31. */
+		__m256i a = _mm256_unpacklo_epi8(x, y);
+		__m256i b = _mm256_unpackhi_epi8(x, y);
+		a = _mm256_srli_epi16(_mm256_mullo_epi16(_mm256_or_si256(a,
+							     fold),
+					  mul),
+		    16 - DBITS);
+		b = _mm256_srli_epi16(_mm256_mullo_epi16(_mm256_or_si256(b,
+							     fold),
+					  mul),
+		    16 - DBITS);
+		_mm256_store_si256((__m256i *)hs,
+		    _mm256_permute2x128_si256(a, b, 0x20));
+		_mm256_store_si256((__m256i *)(hs + 16),
+		    _mm256_permute2x128_si256(a, b, 0x31));
+		for (unsigned blk = 0; blk < 4; blk++) {
+			const uint16_t *h = hs + 8 * blk;
+			__m128i acc = cr;
+			ACC(0);
+			ACC(1);
+			ACC(2);
+			ACC(3);
+			ACC(4);
+			ACC(5);
+			ACC(6);
+			ACC(7);
+			uint64_t lo = (uint64_t)_mm_cvtsi128_si64(acc);
+			cr = _mm_srli_si128(acc, 8);
+			if (__builtin_expect(lo == ~(uint64_t)0, 1))
+				continue;
+			int rc = report(ac, p, i + 8 * blk, lo, hit, arg);
+			if (rc != 0) {
+				*rcp = rc;
+				return i;
+			}
 		}
 	}
+	*carry = (uint64_t)_mm_cvtsi128_si64(cr);
 	return i;
 }
+#undef ACC
 #endif
 
 int
 leak_ac_scan(const struct leak_ac *ac, const uint8_t *p, size_t n,
     int (*hit)(size_t end, uint32_t id, void *arg), void *arg)
 {
-	const uint32_t *bits = ac->bits;
-	size_t i = 0;
+	uint64_t carry = 0;
+	size_t i = 1; /* position 0 has no pair: it constrains nothing */
 	int rc = 0;
 
+	if (n < 3)
+		return 0;
 #ifdef AC_X86
 	if (ac->avx2) {
-		i = scan_avx2(ac, p, n, hit, arg, &rc);
+		i = scan_avx2(ac, p, n, &carry, hit, arg, &rc);
 		if (rc != 0)
 			return rc;
 	}
 #endif
-	/* Eight positions per branch; the 4-byte loads stay inside p. */
-	for (; i + 12 <= n; i += 8) {
-		uint32_t m = 0;
-		for (unsigned k = 0; k < 8; k++)
-			m |= test_at(bits, load3(p + i + k)) << k;
-		if (__builtin_expect(m == 0, 1))
-			continue;
-		rc = report_mask(ac, p, n, i, m, hit, arg);
-		if (rc != 0)
-			return rc;
-	}
-	/* The last positions, copied so that no load reads past p + n. */
-	for (; i + 3 <= n; i++) {
-		uint8_t b[4] = { p[i], p[i + 1], p[i + 2], 0 };
-		uint32_t w = load3(b);
-		if (test_at(bits, w)) {
-			rc = windows_at(ac, p, n, i, w, hit, arg);
+	while (i < n) {
+		unsigned cnt = n - i < 8 ? (unsigned)(n - i) : 8;
+		uint64_t lo = block_scalar(ac, p, i, cnt, &carry);
+		if (cnt < 8)
+			lo |= ~(uint64_t)0 << (8 * cnt);
+		if (lo != ~(uint64_t)0) {
+			rc = report(ac, p, i, lo, hit, arg);
 			if (rc != 0)
 				return rc;
 		}
+		i += cnt;
 	}
 	return 0;
 }

@@ -29,6 +29,31 @@ static const char placeholder_re[] =
     "|^(?:x+|0+|a+|1234.*|abcd.*|null|none|nil|true|false|undefined"
     "|secret|password|passwd|token|test|string|value|empty)$";
 
+/* What every rule set of the process shares: the compiled code of the
+ * built-in rules (compiled on first use, never freed) and the placeholder
+ * allowlist.  A YAML rule file or a fuzzer making rule set after rule set
+ * compiles each built-in regex once. */
+static struct leak_rule_code *shared_code;
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static pcre2_code *shared_placeholder;
+static pthread_once_t shared_once = PTHREAD_ONCE_INIT;
+
+static pcre2_code *compile_re(const char *re, uint32_t options, bool jit,
+    const char *id, const char *what, char *err, size_t errlen);
+
+static void
+shared_init(void)
+{
+	char err[256];
+
+	shared_code =
+	    axg_calloc(leak_builtin_rules_count + 1, sizeof(*shared_code));
+	shared_placeholder = compile_re(placeholder_re, 0, true,
+	    "(placeholders)", "regex", err, sizeof(err));
+	if (shared_placeholder == NULL)
+		axg_fatal(1, "%s", err); /* a constant pattern: a build bug */
+}
+
 static void
 index_free(struct leak_index *ix)
 {
@@ -54,7 +79,7 @@ leak_ruleset_free(struct leak_ruleset *rs)
 	if (rs == NULL)
 		return;
 	for (size_t i = 0; i < rs->nrules; i++) {
-		if (rs->code != NULL) {
+		if (rs->code != NULL && rs->rules[i].builtin == 0) {
 			pcre2_code_free(atomic_load(&rs->code[i].re));
 			pcre2_code_free(atomic_load(&rs->code[i].allow));
 		}
@@ -71,7 +96,6 @@ leak_ruleset_free(struct leak_ruleset *rs)
 	index_free(&rs->ids);
 	index_free(&rs->kwix);
 	leak_ac_free(rs->ac);
-	pcre2_code_free(rs->placeholder);
 	free(rs);
 }
 
@@ -392,6 +416,7 @@ add_builtin(struct leak_ruleset *rs, const struct leak_rule_def *d, char *err,
 	size_t n = 0;
 	int rc;
 	const char *allow[1] = { d->allow };
+	uint32_t idx = (uint32_t)rs->nrules;
 
 	for (char *p = copy, *bar; p != NULL && n < AXG_ARRAY_LEN(kws);
 	     p = bar ? bar + 1 : NULL) {
@@ -403,6 +428,8 @@ add_builtin(struct leak_ruleset *rs, const struct leak_rule_def *d, char *err,
 	rc = leak_ruleset_add(rs, d->id, d->description, kws, n, d->regex,
 	    d->entropy, allow, d->allow ? 1 : 0, d->flags, d->validator,
 	    d->before, d->after, false, err, errlen);
+	if (rc == 0)
+		rs->rules[idx].builtin = (uint32_t)(d - leak_builtin_rules) + 1;
 	free(copy);
 	return rc;
 }
@@ -428,12 +455,10 @@ leak_ruleset_finish(struct leak_ruleset *rs, char *err, size_t errlen)
 		    (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		    c == '+' || c == '/' || c == '-' || c == '_';
 	rs->code = axg_calloc(rs->nrules ? rs->nrules : 1, sizeof(*rs->code));
-	rs->placeholder = compile_re(placeholder_re, 0, true, "(placeholders)",
-	    "regex", err, errlen);
-	if (rs->placeholder == NULL) {
-		leak_ruleset_free(rs);
-		return NULL;
-	}
+	(void)err;
+	(void)errlen;
+	pthread_once(&shared_once, shared_init);
+	rs->placeholder = shared_placeholder;
 	return rs;
 }
 
@@ -487,8 +512,9 @@ const struct leak_rule_code *
 leak_rule_code(const struct leak_ruleset *rs, size_t i, char *err,
     size_t errlen)
 {
-	struct leak_rule_code *c = &rs->code[i];
 	const struct leak_rule *r = &rs->rules[i];
+	struct leak_rule_code *c =
+	    r->builtin ? &shared_code[r->builtin - 1] : &rs->code[i];
 	pcre2_code *re = NULL, *allow = NULL;
 	int st = atomic_load_explicit(&c->state, memory_order_acquire);
 
@@ -496,7 +522,8 @@ leak_rule_code(const struct leak_ruleset *rs, size_t i, char *err,
 		return c;
 	/* The lock only serialises the first compilation; the rule set is
 	 * otherwise read-only, so the cast is confined to this. */
-	pthread_mutex_t *lock = (pthread_mutex_t *)&rs->compile_lock;
+	pthread_mutex_t *lock =
+	    r->builtin ? &shared_lock : (pthread_mutex_t *)&rs->compile_lock;
 	pthread_mutex_lock(lock);
 	st = atomic_load_explicit(&c->state, memory_order_relaxed);
 	if (st == 0) {
@@ -521,6 +548,16 @@ leak_rule_code(const struct leak_ruleset *rs, size_t i, char *err,
 	}
 	pthread_mutex_unlock(lock);
 	return st == 1 ? c : NULL;
+}
+
+int
+leak_rule_state(const struct leak_ruleset *rs, size_t i)
+{
+	const struct leak_rule *r = &rs->rules[i];
+	const struct leak_rule_code *c =
+	    r->builtin ? &shared_code[r->builtin - 1] : &rs->code[i];
+
+	return atomic_load_explicit(&c->state, memory_order_acquire);
 }
 
 int

@@ -26,6 +26,14 @@ enum {
 	LEAK_RF_ASSIGN = 1 << 7,   /* an assignment must follow the name */
 };
 
+/* A LEAK_RF_ASSIGN rule's value (group 1) is at least this many bytes
+ * none of which is in [\s"'`&;,<>()[\]{}]: the scanner runs its regex
+ * only after a cheap check that such a value follows the assignment. */
+#define LEAK_ASSIGN_VALUE_MIN 6
+
+/* Longest run of hex digits decoded as hex-encoded text. */
+#define LEAK_HEX_RUN_MAX 4096
+
 /* Validators run on the secret after the regex confirms it. */
 enum leak_validator {
 	LEAK_V_NONE = 0,
@@ -63,7 +71,8 @@ struct leak_ac_pattern {
 struct leak_ac *leak_ac_new(const struct leak_ac_pattern *pats, size_t n);
 void leak_ac_free(struct leak_ac *ac);
 /* Use the SIMD filter if the CPU has it (the default) or never (tests
- * compare the two). */
+ * compare the two).  AXGATE_SCAN_SCALAR=1 in the environment makes never
+ * the default, to run a whole test suite on the scalar path. */
 void leak_ac_set_simd(struct leak_ac *ac, bool on);
 /* Call hit(end, id, arg) for every pattern occurrence ending at end (the
  * offset just past its last byte), roughly in order of position (a long
@@ -95,7 +104,8 @@ struct leak_rule {
 	unsigned flags;
 	enum leak_validator validator;
 	size_t before, after;
-	int priority; /* higher wins an overlap */
+	int priority;	  /* higher wins an overlap */
+	uint32_t builtin; /* 1 + index in leak_builtin_rules, or 0 */
 };
 
 struct leak_keyword {
@@ -120,13 +130,15 @@ struct leak_ruleset {
 	struct leak_index ids;	/* rule ids (construction only) */
 	struct leak_index kwix; /* keywords (construction only) */
 	size_t capkws;
-	struct leak_rule_code *code; /* nrules entries, mutable (see above) */
+	/* nrules entries, mutable (see above); a built-in rule's code is
+	 * not here but shared by every rule set of the process. */
+	struct leak_rule_code *code;
 	pthread_mutex_t compile_lock;
 	struct leak_keyword *kws;
 	size_t nkws;
 	struct leak_ac *ac;
-	pcre2_code *placeholder; /* the common allowlist */
-	uint8_t b64tab[256];	 /* 1 for base64 and base64url bytes */
+	const pcre2_code *placeholder; /* the common allowlist (shared) */
+	uint8_t b64tab[256];	       /* 1 for base64 and base64url bytes */
 };
 
 /* An empty rule set to add rules to (no built-in rules), and the step
@@ -146,6 +158,8 @@ int leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
  * naming the rule if it does not compile.  Safe from many threads. */
 const struct leak_rule_code *leak_rule_code(const struct leak_ruleset *rs,
     size_t i, char *err, size_t errlen);
+/* Rule i's compilation state: 0 not yet, 1 compiled, -1 failed. */
+int leak_rule_state(const struct leak_ruleset *rs, size_t i);
 /* Compile every rule now: -1 naming the first rule that fails. */
 int leak_ruleset_compile_all(const struct leak_ruleset *rs, char *err,
     size_t errlen);

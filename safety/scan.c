@@ -25,6 +25,7 @@
 #define DEPTH_LIMIT   5000
 #define JIT_STACK_MAX (512 * 1024)
 #define B64_RUN_MIN   24
+#define HEX_RUN_MIN   32 /* hex digits: 16 bytes of text */
 #define IGNORE_MAX    64
 
 struct cand {
@@ -39,7 +40,8 @@ struct layer {
 	const struct layer *parent;
 	enum leak_encoding enc;
 	const uint32_t *map;	 /* escapes: per-byte source offsets */
-	size_t b64_off, b64_len; /* base64: the run in the parent */
+	size_t b64_off, b64_len; /* base64 or hex: the run in the parent */
+	bool hex;		 /* hex: byte i is run bytes 2i, 2i + 1 */
 	size_t len;		 /* of this layer */
 };
 
@@ -70,6 +72,7 @@ struct leak_scan {
 	uint32_t *map[LEAK_DECODE_DEPTH_MAX + 1];
 	size_t mapcap[LEAK_DECODE_DEPTH_MAX + 1];
 	struct axg_buf b64[LEAK_DECODE_DEPTH_MAX + 1];
+	uint8_t hex[LEAK_DECODE_DEPTH_MAX + 1][LEAK_HEX_RUN_MAX / 2];
 
 	int failed;
 	char errmsg[256];
@@ -196,6 +199,9 @@ map_to_root(const struct layer *ly, size_t a, size_t b, uint64_t *ra,
 			size_t nb = b < ly->len ? ly->map[b] : ly->map[ly->len];
 			a = na;
 			b = nb;
+		} else if (ly->hex) {
+			a = ly->b64_off + 2 * a;
+			b = ly->b64_off + 2 * b;
 		} else {
 			size_t na = ly->b64_off + (a / 3) * 4;
 			size_t nb = ly->b64_off + ((b + 2) / 3) * 4;
@@ -421,9 +427,43 @@ flush_open(struct hitctx *h)
 	return rc;
 }
 
+static bool
+space_byte(uint8_t c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	    c == '\v';
+}
+
+/* A byte of an assigned value: not [\s"'`&;,<>()[\]{}]. */
+static bool
+value_byte(uint8_t c)
+{
+	switch (c) {
+	case '"':
+	case '\'':
+	case '`':
+	case '&':
+	case ';':
+	case ',':
+	case '<':
+	case '>':
+	case '(':
+	case ')':
+	case '[':
+	case ']':
+	case '{':
+	case '}':
+		return false;
+	default:
+		return !space_byte(c);
+	}
+}
+
 /* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
- * (=, :, ->, >, or spaces before a quote or "is")?  The generic rules'
- * regexes need one; this check costs a few bytes instead of a match. */
+ * (=, :, ->, >, or spaces before a quote or "is") followed by a value of
+ * at least LEAK_ASSIGN_VALUE_MIN bytes?  The generic rules' regexes need
+ * both; this check costs a few bytes instead of a match.  It may pass
+ * where the regex fails, never the other way round. */
 static bool
 assignment_follows(const uint8_t *p, size_t n, size_t at)
 {
@@ -435,7 +475,7 @@ assignment_follows(const uint8_t *p, size_t n, size_t at)
 		at++;
 	if (at < n && p[at] == ']')
 		at++;
-	while (at < n && sp < 4 && (p[at] == ' ' || p[at] == '\t')) {
+	while (at < n && sp < 4 && space_byte(p[at])) {
 		at++;
 		sp++;
 	}
@@ -444,16 +484,40 @@ assignment_follows(const uint8_t *p, size_t n, size_t at)
 	switch (p[at]) {
 	case '=':
 	case ':':
-	case '-':
 	case '>':
-		return true;
+		at++;
+		break;
+	case '-':
+		if (at + 1 >= n || p[at + 1] != '>')
+			return false;
+		at += 2;
+		break;
 	case '"':
 	case '\'':
+		if (sp == 0)
+			return false;
+		break;
 	case 'i':
-		return sp > 0;
+		if (sp == 0 || at + 2 >= n || p[at + 1] != 's' ||
+		    !space_byte(p[at + 2]))
+			return false;
+		at += 2;
+		break;
 	default:
 		return false;
 	}
+	/* Spaces, quotes and the rest of "=>": a superset of what the
+	 * regexes allow between the assignment and the value ("=" is left
+	 * to the value, as ":" then "=..." would take it). */
+	for (lim = at + 16 < n ? at + 16 : n; at < lim &&
+	     (space_byte(p[at]) || p[at] == '"' || p[at] == '\'' ||
+		 p[at] == '`' || p[at] == '>');
+	     at++)
+		;
+	for (size_t v = 0; v < LEAK_ASSIGN_VALUE_MIN; v++)
+		if (at + v >= n || !value_byte(p[at + v]))
+			return false;
+	return true;
 }
 
 static int
@@ -536,6 +600,96 @@ static int scan_layer(struct leak_scan *sc, const uint8_t *p, size_t n,
     const struct layer *ly, int depth);
 
 static int
+hexval(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decode the hex run p[0..n) (n even) into out if it is text: printable
+ * ASCII, tabs and line ends.  Digests, hashes and binary keys written as
+ * hex are not text and are not decoded; most fail at the first byte, as
+ * text has a high nibble of 2 to 7. */
+static bool
+hex_text(const uint8_t *p, size_t n, uint8_t *out)
+{
+	bool lower = false, upper = false;
+
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hexval(p[i]), lo = hexval(p[i + 1]);
+		uint8_t c = (uint8_t)(hi << 4 | lo);
+		if (c == 0x7f ||
+		    (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+		    c >= 0x80)
+			return false;
+		out[i / 2] = c;
+		for (size_t k = i; k < i + 2; k++) {
+			lower = lower || (p[k] >= 'a' && p[k] <= 'f');
+			upper = upper || (p[k] >= 'A' && p[k] <= 'F');
+		}
+	}
+	return !(lower && upper); /* one case, as hex encoders write */
+}
+
+/* Hex runs of at least HEX_RUN_MIN digits inside p[s..e) (a run of
+ * base64 bytes, which hex digits are), decoded and scanned again. */
+static int
+scan_hex_runs(struct leak_scan *sc, const uint8_t *p, size_t s, size_t e,
+    const struct layer *ly, int depth)
+{
+	size_t i = s;
+
+	while (i + HEX_RUN_MIN <= e) {
+		if (hexval(p[i]) < 0) {
+			i++;
+			continue;
+		}
+		size_t b = i;
+		while (i < e && hexval(p[i]) >= 0)
+			i++;
+		size_t len = i - b;
+		if (len < HEX_RUN_MIN || len > LEAK_HEX_RUN_MAX)
+			continue;
+		len &= ~(size_t)1; /* an odd digit out is left at the end */
+		uint8_t *out = sc->hex[depth];
+		if (!hex_text(p + b, len, out))
+			continue;
+		struct layer sub = { .parent = ly,
+			.enc = LEAK_ENC_BASE64,
+			.b64_off = b,
+			.b64_len = len,
+			.hex = true,
+			.len = len / 2 };
+		int rc = scan_layer(sc, out, len / 2, &sub, depth + 1);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Could the base64 run p[0..n) decode to mostly text?  Each 4 bytes
+ * encode 3 and the first of them holds the top 6 bits of a byte, under 32
+ * for ASCII: random tokens and identifiers have a fair share of higher
+ * ones (g-z, digits) there, the base64 of text almost none. */
+static bool
+b64_texty(const uint8_t *p, size_t n)
+{
+	size_t groups = 0, high = 0;
+
+	for (size_t i = 0; i + 4 <= n; i += 4) {
+		uint8_t c = p[i];
+		groups++;
+		high += !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'f'));
+	}
+	return high * 4 <= groups;
+}
+
+static int
 scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
     const struct layer *ly, int depth)
 {
@@ -563,6 +717,11 @@ scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
 		i = end < n ? end + 1 : end;
 		if (e - s < B64_RUN_MIN)
 			continue;
+		if (e - s >= HEX_RUN_MIN) {
+			int rc = scan_hex_runs(sc, p, s, e, ly, depth);
+			if (rc != 0)
+				return rc;
+		}
 		/* base64 of text has both cases; hex digests, UUIDs and
 		 * identifiers do not and are not decoded. */
 		bool up = false, low = false;
@@ -570,7 +729,7 @@ scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
 			up = up || (p[k] >= 'A' && p[k] <= 'Z');
 			low = low || (p[k] >= 'a' && p[k] <= 'z');
 		}
-		if (!up || !low)
+		if (!up || !low || !b64_texty(p + s, end - s))
 			continue;
 		struct axg_buf *out = &sc->b64[depth];
 		if (!leak_decode_base64(p + s, end - s, out) || out->len < 12 ||

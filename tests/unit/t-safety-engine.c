@@ -1,9 +1,10 @@
 /*
  * t-safety-engine.c: the scanner's internals: the keyword prefilter (SIMD
  * and scalar filters report exactly the occurrences a naive search finds,
- * in the same order) and the rules' compilation on first use (every
- * built-in rule compiles; threads racing to compile the same rules agree
- * on the findings).
+ * in the same order), whole scans with each filter (the same findings on
+ * random text and on the corpus) and the rules' compilation on first use
+ * (every built-in rule compiles, once per process; threads racing to
+ * compile the same rules agree on the findings).
  */
 #include "config.h"
 
@@ -227,7 +228,7 @@ test_lazy(void)
 	n = leak_ruleset_count(rs);
 	size_t compiled = 0;
 	for (size_t i = 0; i < n; i++)
-		compiled += atomic_load(&rs->code[i].state) != 0;
+		compiled += leak_rule_state(rs, i) != 0;
 	ok(compiled == 0, "no rule is compiled at load (%zu of %zu)", compiled,
 	    n);
 
@@ -244,6 +245,36 @@ test_lazy(void)
 	ok(each, "every one of the %zu built-in rules compiles", n);
 	ok(leak_ruleset_compile_all(rs, err, sizeof(err)) == 0,
 	    "compile_all after that is a no-op");
+
+	/* A second rule set (as a YAML file or a fuzzer makes them) shares
+	 * the built-in rules' code; its own rules are its own. */
+	static const char one_rule[] = "rules:\n"
+				       "  - id: own-rule\n"
+				       "    keywords: [ownkw]\n"
+				       "    regex: 'ownkw_[a-z0-9]{16}'\n";
+	struct leak_ruleset *rs2 = leak_ruleset_new_yaml(one_rule,
+	    strlen(one_rule), "own.yaml", err, sizeof(err));
+	ok(rs2 != NULL, "a rule set with a user rule loads: %s",
+	    rs2 ? "" : err);
+	if (rs2 != NULL) {
+		bool shared = true;
+		for (size_t i = 0; i < n; i++) {
+			const struct leak_rule_code *a =
+			    leak_rule_code(rs, i, err, sizeof(err));
+			const struct leak_rule_code *b =
+			    leak_rule_code(rs2, i, err, sizeof(err));
+			shared = shared && a != NULL && b != NULL &&
+			    atomic_load(&a->re) == atomic_load(&b->re);
+		}
+		ok(shared, "it shares the compiled built-in rules");
+		size_t own = leak_ruleset_count(rs2) - 1;
+		ok(leak_rule_state(rs2, own) == 0,
+		    "its user rule is compiled on first use");
+		ok(leak_rule_code(rs2, own, err, sizeof(err)) != NULL &&
+			leak_rule_state(rs2, own) == 1,
+		    "... and then it is");
+	}
+	leak_ruleset_free(rs2);
 	leak_ruleset_free(rs);
 
 	/* Threads share a fresh rule set and race to compile the same
@@ -289,10 +320,124 @@ test_lazy(void)
 	leak_ruleset_free(rs);
 }
 
+/* ---- whole scans: the SIMD and scalar filters give the same findings ---- */
+
+static bool
+same_findings(const struct leak_findings *a, const struct leak_findings *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].rule_id, b->v[i].rule_id) != 0 ||
+		    a->v[i].offset != b->v[i].offset ||
+		    a->v[i].length != b->v[i].length ||
+		    a->v[i].encoding != b->v[i].encoding)
+			return false;
+	return true;
+}
+
+/* Scan p[0..n) with each filter; true if both agree.  *found: findings. */
+static bool
+scan_both(struct leak_ruleset *rs, struct leak_scan *sc, const char *p,
+    size_t n, size_t *found)
+{
+	struct leak_findings f[2];
+	char err[256];
+	bool same;
+
+	for (int simd = 0; simd < 2; simd++) {
+		leak_findings_init(&f[simd]);
+		leak_ac_set_simd(rs->ac, simd != 0);
+		if (leak_scan_buffer(sc, p, n, &f[simd], err, sizeof(err)) < 0)
+			tap_diag("scan: %s", err);
+	}
+	same = same_findings(&f[0], &f[1]);
+	*found += f[1].n;
+	leak_findings_free(&f[0]);
+	leak_findings_free(&f[1]);
+	return same;
+}
+
+static void
+test_scan_paths(void)
+{
+	static const char *const plant[] = {
+		"GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJklmn9z",
+		"aws_access_key_id=AKIAZ7Q3JX5LM2NV4WPY",
+		/* hex of "key=AKIAZ7Q3JX5LM2NV4WPY" */
+		"6b65793d414b49415a37513358354c4d324e5634575059",
+		"Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1lMjAyNg==",
+		"password = \"Vq8rT2xLm9Kp\"",
+		"%67hp_0123456789abcdefghijABCDEFGHIJklmn9z",
+		"token: sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+		"key",
+		"token",
+		"secret",
+		"auth",
+		"pass",
+		"pat",
+		"commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+	};
+	static const char noise[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+				    "OPQRSTUVWXYZ0123456789_-=:\"' \n{}/.%\\";
+	char err[256];
+	struct leak_ruleset *rs = leak_ruleset_new(NULL, err, sizeof(err));
+	struct leak_scan *sc = rs ? leak_scan_new(rs, err, sizeof(err)) : NULL;
+	bool all = true;
+	size_t found = 0;
+
+	if (sc == NULL) {
+		ok(0, "scanner: %s", err);
+		leak_ruleset_free(rs);
+		return;
+	}
+	for (int round = 0; round < 300; round++) {
+		size_t n = (size_t)(rnd() % 3000) + 1;
+		char *p = axg_malloc(n);
+		for (size_t i = 0; i < n; i++)
+			p[i] = noise[rnd() % (sizeof(noise) - 1)];
+		for (size_t k = 0; k < n / 200 + 1; k++) {
+			const char *s = plant[rnd() % AXG_ARRAY_LEN(plant)];
+			size_t l = strlen(s), at = rnd() % n;
+			memcpy(p + at, s, at + l <= n ? l : n - at);
+		}
+		all = all && scan_both(rs, sc, p, n, &found);
+		free(p);
+	}
+	ok(all && found > 100,
+	    "random text: SIMD and scalar scans find the same (%zu)", found);
+
+	/* The labelled corpus, as raw text: templates and all. */
+	const char *top = getenv("top_srcdir");
+	static const char *const files[] = { "tests/data/leaks/positives.txt",
+		"tests/data/leaks/negatives.txt" };
+	for (size_t i = 0; i < AXG_ARRAY_LEN(files); i++) {
+		char path[4096];
+		size_t len;
+		snprintf(path, sizeof(path), "%s/%s", top ? top : ".",
+		    files[i]);
+		char *text =
+		    axg_read_file(path, 8 << 20, &len, err, sizeof(err));
+		if (text == NULL) {
+			ok(0, "read %s: %s", path, err);
+			continue;
+		}
+		found = 0;
+		ok(scan_both(rs, sc, text, len, &found),
+		    "%s: SIMD and scalar scans find the same (%zu)", files[i],
+		    found);
+		free(text);
+	}
+	leak_ac_set_simd(rs->ac, true);
+	leak_scan_free(sc);
+	leak_ruleset_free(rs);
+}
+
 int
 main(void)
 {
 	test_prefilter();
-	test_lazy();
+	test_lazy(); /* first: it counts the rules compiled so far */
+	test_scan_paths();
 	return tap_done();
 }

@@ -171,6 +171,88 @@ b64(struct axg_buf *out, const char *p)
 }
 
 static void
+hexenc(struct axg_buf *b, const char *s, bool upper)
+{
+	for (; *s != '\0'; s++)
+		axg_buf_printf(b, upper ? "%02X" : "%02x", (unsigned char)*s);
+}
+
+/* Hex-encoded text is decoded and scanned; hex that is not text (git
+ * hashes, digests, keys) is not, nor are UUIDs or short runs. */
+static void
+test_hex(void)
+{
+	struct leak_findings f;
+	char *tok = synth("sk_live_", 24, 5);
+	struct axg_buf b = AXG_BUF_INIT;
+	char *text;
+
+	leak_findings_init(&f);
+	axg_buf_init(&b, 0);
+	hexenc(&b, tok, false);
+	text = axg_asprintf("{\"h\":\"%s\"}", b.data);
+	is_int(scan(text, strlen(text), &f), 1, "hex-encoded secret found");
+	is_int(f.n ? (int)f.v[0].encoding : -1, LEAK_ENC_BASE64,
+	    "as an encoded one");
+	is_int(f.n ? f.v[0].offset : 0, 6, "at the start of the hex run");
+	is_int(f.n ? f.v[0].length : 0, 2 * strlen(tok), "over all of it");
+	free(text);
+	axg_buf_reset(&b);
+	hexenc(&b, "aws_access_key_id=AKIAZ7Q3JX5LM2NV4WPY", true);
+	text = axg_asprintf("0x%s", b.data);
+	is_int(scan(text, strlen(text), &f), 1, "upper-case hex after 0x");
+	is_str(f.n ? f.v[0].rule_id : "", "aws-access-key-id", "its rule");
+	is_int(f.n ? f.v[0].offset : 0, 2 + 2 * 18, "at the key's digits");
+	free(text);
+	/* An odd digit at the end is left out, the rest decoded. */
+	axg_buf_reset(&b);
+	hexenc(&b, tok, false);
+	text = axg_asprintf("%s7 end", b.data);
+	is_int(scan(text, strlen(text), &f), 1, "odd-length run: found");
+	free(text);
+	/* Base64 of hex of a secret: two layers. */
+	struct axg_buf b2 = AXG_BUF_INIT;
+	axg_buf_init(&b2, 0);
+	b64(&b2, b.data);
+	is_int(scan(b2.data, b2.len, &f), 1, "base64 of hex: found");
+	axg_buf_free(&b2);
+	/* Mixed case is not what a hex encoder writes. */
+	char *letter = strpbrk(b.data, "abcdef");
+	if (letter != NULL)
+		*letter = (char)(*letter - 32);
+	ok(letter != NULL && strpbrk(letter + 1, "abcdef") != NULL &&
+		scan(b.data, b.len, &f) == 0,
+	    "mixed-case hex is not decoded");
+
+	static const char *const quiet[] = {
+		"commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n",
+		"sha256:"
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b"
+		"7852b855",
+		"id 123e4567-e89b-12d3-a456-426614174000",
+		"\"integrity\": "
+		"\"sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6"
+		"c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==\"",
+		"key="
+		"0x7f454c4602010100000000000000000003003e00010000000000000000",
+		/* 16 bytes of text but a short run */
+		"6b65793d414b4941",
+	};
+	bool all = true;
+	for (size_t i = 0; i < AXG_ARRAY_LEN(quiet); i++) {
+		int n = scan(quiet[i], strlen(quiet[i]), &f);
+		if (n != 0) {
+			tap_diag("found in: %s", quiet[i]);
+			all = false;
+		}
+	}
+	ok(all, "hashes, digests, UUIDs and binary hex stay quiet");
+	axg_buf_free(&b);
+	leak_findings_free(&f);
+	free(tok);
+}
+
+static void
 test_decoding(void)
 {
 	struct leak_findings f;
@@ -539,6 +621,7 @@ main(void)
 	test_finding_and_redact();
 	test_ignore();
 	test_decoding();
+	test_hex();
 	test_stream();
 	test_yaml();
 	test_shared_prefix();
