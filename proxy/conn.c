@@ -311,8 +311,12 @@ px_conn_resolve_and_dial(struct px_conn *c)
 	struct evdns_getaddrinfo_request *r;
 
 	memset(&first, 0, sizeof(first));
-	/* keep bytes after the head buffered but bounded meanwhile */
-	bufferevent_disable(c->cli, EV_READ);
+	/* The client stays readable meanwhile: its read watermark is still
+	 * the head's bound (px_conn_start_head), what arrives stays unread
+	 * in its input until the upstream is connected (or is dropped with
+	 * a refusal), and its end of stream is noticed then (cli_eventcb).
+	 * So its socket keeps its epoll registration from the head to the
+	 * upstream's answer (a kept upstream) or the spliced relay. */
 	if (c->target.kind == PX_HOST_IPV4) {
 		struct sockaddr_in s4 = { .sin_family = AF_INET };
 

@@ -292,8 +292,8 @@ px_conn_reply_close(struct px_conn *c, int status, const char *error,
 		c->dnsreq = NULL;
 		evdns_getaddrinfo_cancel(r);
 	}
-	/* Nothing after the head is interpreted: drop what is buffered. */
-	bufferevent_disable(c->cli, EV_READ);
+	/* Nothing after the head is interpreted: drop what is buffered
+	 * (reading stops below unless the answer is written at once). */
 	evbuffer_drain(bufferevent_get_input(c->cli),
 	    evbuffer_get_length(bufferevent_get_input(c->cli)));
 	evbuffer_add_printf(body, "{\"error\":");
@@ -314,14 +314,7 @@ px_conn_reply_close(struct px_conn *c, int status, const char *error,
 	evbuffer_add_buffer(msg, body);
 	evbuffer_free(body);
 	px_send_now(c->cli, msg);
-	c->state = PX_ST_CLOSING;
-	bufferevent_setcb(c->cli, cli_readcb, cli_writecb, cli_eventcb, c);
-	bufferevent_setwatermark(c->cli, EV_WRITE, 0, 0);
-	px_conn_arm(c, PX_LINGER_MS);
-	if (evbuffer_get_length(bufferevent_get_output(c->cli)) == 0)
-		cli_writecb(c->cli, c); /* written: on to the lingering close */
-	else
-		bufferevent_enable(c->cli, EV_WRITE);
+	px_conn_close_after_write(c);
 }
 
 void
@@ -353,11 +346,16 @@ px_conn_close_after_write(struct px_conn *c)
 	c->state = PX_ST_CLOSING;
 	bufferevent_setcb(c->cli, cli_readcb, cli_writecb, cli_eventcb, c);
 	bufferevent_setwatermark(c->cli, EV_WRITE, 0, 0);
+	px_conn_arm(c, PX_LINGER_MS);
+	if (evbuffer_get_length(bufferevent_get_output(c->cli)) == 0) {
+		/* written: on to the lingering close, which reads (and
+		 * discards) anyway, so reading is left as it is: turning it
+		 * off and on again would cost an epoll_ctl */
+		cli_writecb(c->cli, c);
+		return;
+	}
 	bufferevent_disable(c->cli, EV_READ);
 	bufferevent_enable(c->cli, EV_WRITE);
-	px_conn_arm(c, PX_LINGER_MS);
-	if (evbuffer_get_length(bufferevent_get_output(c->cli)) == 0)
-		cli_writecb(c->cli, c);
 }
 
 void
@@ -557,7 +555,12 @@ cli_eventcb(struct bufferevent *bev, short what, void *arg)
 		break;
 	case PX_ST_RESOLVING:
 	case PX_ST_DIALING:
-		if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
+		/* An end of stream waits: the client may have half-closed
+		 * after its request.  Reading stopped with it and starts
+		 * again once the upstream is connected, which reports it
+		 * again to the tunnel or the forwarder. */
+		if ((what & BEV_EVENT_ERROR) ||
+		    ((what & BEV_EVENT_EOF) && !(what & BEV_EVENT_READING))) {
 			axg_strlcpy(c->reason, "client went away",
 			    sizeof(c->reason));
 			px_conn_audit(c,

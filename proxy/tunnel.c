@@ -226,8 +226,13 @@ pump(struct px_conn *c, int d)
 			break;
 	}
 	if (t->eof[from] && t->inpipe[d] == 0 && !t->shut[to]) {
-		/* half-close: side `from` finished and all of it is out */
-		shutdown(t->fd[to], SHUT_WR);
+		/* half-close: side `from` finished and all of it is out.
+		 * When the other way is done too, the tunnel ends now and
+		 * the close sends the FIN: side `to` sent its own and all of
+		 * its bytes were read, so nothing unread turns it into a
+		 * reset. */
+		if (!t->shut[from])
+			shutdown(t->fd[to], SHUT_WR);
 		t->shut[to] = true;
 	}
 	return 0;
@@ -288,11 +293,10 @@ go_spliced(struct px_conn *c)
 		px_tunnel_finish(c, PX_OUTCOME_ERROR, "relay");
 		return;
 	}
-	/* bytes may be waiting already: try both ways once now, and leave
-	 * the rest to the edges */
-	t->readable[0] = t->readable[1] = true;
-	t->writable[0] = t->writable[1] = true;
-	event_active(t->ev[0], EV_READ | EV_WRITE, 0);
+	/* Bytes may be waiting already: no need to try (and fail with
+	 * EAGAIN): adding the edge-triggered events changes both sockets'
+	 * epoll registrations, and the kernel reports what is ready at
+	 * that moment as the first edges (both sockets are writable). */
 }
 
 /* ---- the buffered relay ---- */

@@ -30,8 +30,10 @@ const uint64_t srv_latency_bounds_ns[SRV_LATENCY_BUCKETS] = {
 };
 
 struct srv_gatekeeper {
-	pthread_mutex_t lock; /* guards gate */
+	pthread_mutex_t lock; /* guards gate, gen and cacheable */
 	struct gate *gate;
+	uint64_t gen;	/* names (this keeper, gate) in decision caches */
+	bool cacheable; /* connect/address depend on host, port, addr only */
 	struct ocsf_writer *audit;
 	char *job;
 	uint64_t next_conn; /* atomic */
@@ -39,14 +41,142 @@ struct srv_gatekeeper {
 	struct srv_decision_stats st; /* updated atomically */
 };
 
-/* What one connection holds: the gate it started with, and its id. */
+/* What one connection holds: the gate it started with, its generation,
+ * and its id. */
 struct srv_snap {
 	struct srv_gatekeeper *k;
 	struct gate *g;
+	uint64_t gen;
+	bool cacheable;
 	char conn_uid[24];
 };
 
 #define ADD(field, n) __atomic_add_fetch(&(field), (n), __ATOMIC_RELAXED)
+
+/* ---- the decision cache ----
+ *
+ * Each thread that decides (a proxy worker) keeps the last connect and
+ * address decisions it made, direct-mapped by (generation, entry point,
+ * host, port, address).  A generation names one gate of one keeper: a
+ * new one is drawn from a process-wide counter when a keeper is made and
+ * at every swap, so a reload never finds a decision of the old policy,
+ * while connections still holding the old gate find theirs.
+ *
+ * Only gates without `rego:` modules are cached: their connect and
+ * address decisions come from the built-in rules (policy/builtin), which
+ * read nothing but the host (and what the input derives from it), the
+ * port, and for an address the address and its class (derived from the
+ * address).  A user's module may read anything (the client, the job),
+ * so with one every decision is evaluated.  Evaluation errors are never
+ * cached.  Every decision, cached or not, is counted in the statistics
+ * and audited by the proxy. */
+#define DC_SLOTS 256 /* per thread; a power of two */
+
+struct dc_entry {
+	uint64_t gen; /* 0: empty */
+	uint32_t hash;
+	uint16_t port;
+	uint8_t entry;
+	bool allow;
+	char host[PX_HOST_MAX + 1];
+	char addr[INET6_ADDRSTRLEN];
+	char rule[sizeof(((struct px_decision *)0)->rule)];
+	char reason[sizeof(((struct px_decision *)0)->reason)];
+};
+
+struct dc {
+	struct dc_entry e[DC_SLOTS];
+};
+
+static uint64_t dc_next_gen; /* atomic */
+static pthread_once_t dc_once = PTHREAD_ONCE_INIT;
+static pthread_key_t dc_key;
+static bool dc_key_ok;
+
+static void
+dc_free(void *p)
+{
+	free(p);
+}
+
+static void
+dc_init(void)
+{
+	dc_key_ok = pthread_key_create(&dc_key, dc_free) == 0;
+}
+
+static uint64_t
+dc_new_gen(void)
+{
+	return ADD(dc_next_gen, 1);
+}
+
+/* This thread's cache, made on first use (NULL without a key). */
+static struct dc *
+dc_get(void)
+{
+	struct dc *c;
+
+	pthread_once(&dc_once, dc_init);
+	if (!dc_key_ok)
+		return NULL;
+	c = pthread_getspecific(dc_key);
+	if (c == NULL) {
+		c = axg_calloc(1, sizeof(*c));
+		if (pthread_setspecific(dc_key, c) != 0) {
+			free(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+static uint32_t
+dc_hash(uint64_t gen, enum gate_entry e, const char *host, unsigned port,
+    const char *addr)
+{
+	uint32_t h = 2166136261u;
+	const char *s;
+
+	h = (h ^ (uint32_t)gen) * 16777619u;
+	h = (h ^ (uint32_t)(gen >> 32)) * 16777619u;
+	h = (h ^ (uint32_t)e) * 16777619u;
+	h = (h ^ port) * 16777619u;
+	for (s = host; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	h = (h ^ 0xffu) * 16777619u;
+	for (s = addr; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of a key: *hit tells whether it holds that key's decision. */
+static struct dc_entry *
+dc_slot(struct dc *c, uint64_t gen, enum gate_entry e, const char *host,
+    unsigned port, const char *addr, uint32_t hash, bool *hit)
+{
+	struct dc_entry *d = &c->e[hash & (DC_SLOTS - 1)];
+
+	*hit = d->gen == gen && d->hash == hash && d->entry == (uint8_t)e &&
+	    d->port == port && strcmp(d->host, host) == 0 &&
+	    strcmp(d->addr, addr) == 0;
+	return d;
+}
+
+/* Are g's connect and address decisions those of the built-in rules
+ * alone (no `rego:` modules)? */
+static bool
+gate_cacheable(const struct gate *g)
+{
+	const struct axv *doc = g != NULL ? gate_document(g) : NULL;
+	const struct axv *rego =
+	    doc != NULL ? axv_object_gets((struct axv *)doc, "rego") : NULL;
+
+	if (doc == NULL)
+		return false;
+	return rego == NULL ||
+	    (axv_kind(rego) == AXV_ARRAY && axv_array_len(rego) == 0);
+}
 
 struct srv_gatekeeper *
 srv_gatekeeper_new(struct gate *g, struct ocsf_writer *audit, const char *job)
@@ -55,6 +185,8 @@ srv_gatekeeper_new(struct gate *g, struct ocsf_writer *audit, const char *job)
 
 	pthread_mutex_init(&k->lock, NULL);
 	k->gate = gate_ref(g);
+	k->gen = dc_new_gen();
+	k->cacheable = gate_cacheable(g);
 	k->audit = audit;
 	k->job = job != NULL ? axg_strdup(job) : NULL;
 	/* connection ids differ between runs without a random source */
@@ -67,6 +199,12 @@ srv_gatekeeper_free(struct srv_gatekeeper *k)
 {
 	if (k == NULL)
 		return;
+	/* this thread's cache (a worker's goes when its thread ends) */
+	pthread_once(&dc_once, dc_init);
+	if (dc_key_ok && pthread_getspecific(dc_key) != NULL) {
+		free(pthread_getspecific(dc_key));
+		pthread_setspecific(dc_key, NULL);
+	}
 	gate_unref(k->gate);
 	pthread_mutex_destroy(&k->lock);
 	free(k->job);
@@ -90,10 +228,15 @@ srv_gatekeeper_swap(struct srv_gatekeeper *k, struct gate *g)
 {
 	struct gate *old;
 
+	bool cacheable = gate_cacheable(g);
+	uint64_t gen = dc_new_gen();
+
 	gate_ref(g);
 	pthread_mutex_lock(&k->lock);
 	old = k->gate;
 	k->gate = g;
+	k->gen = gen;
+	k->cacheable = cacheable;
 	pthread_mutex_unlock(&k->lock);
 	gate_unref(old);
 }
@@ -129,7 +272,11 @@ acquire(void *arg)
 	struct srv_snap *s = axg_calloc(1, sizeof(*s));
 
 	s->k = k;
-	s->g = srv_gatekeeper_gate(k);
+	pthread_mutex_lock(&k->lock);
+	s->g = gate_ref(k->gate);
+	s->gen = k->gen;
+	s->cacheable = k->cacheable;
+	pthread_mutex_unlock(&k->lock);
 	snprintf(s->conn_uid, sizeof(s->conn_uid), "c-%016llx",
 	    (unsigned long long)(k->conn_base + ADD(k->next_conn, 1)));
 	return s;
@@ -145,19 +292,12 @@ release(void *arg, void *snap)
 	free(s);
 }
 
-static int
-decide(struct srv_snap *s, enum gate_entry e, const struct gate_request *r,
-    struct px_decision *out)
+static void
+count(struct srv_gatekeeper *k, enum gate_entry e, int rc, bool allow,
+    uint64_t dt)
 {
-	struct srv_gatekeeper *k = s->k;
-	struct gate_decision d;
-	struct axv *in = gate_input(r);
-	uint64_t t0 = axg_monotonic_ns(), dt;
-	int rc = gate_decide(s->g, e, in, &d);
 	unsigned i;
 
-	dt = axg_monotonic_ns() - t0;
-	axv_unref(in);
 	for (i = 0; i < SRV_LATENCY_BUCKETS; i++)
 		if (dt <= srv_latency_bounds_ns[i])
 			break;
@@ -166,14 +306,77 @@ decide(struct srv_snap *s, enum gate_entry e, const struct gate_request *r,
 	ADD(k->st.count, 1);
 	if (rc < 0)
 		ADD(k->st.errors[e], 1);
-	else if (d.allow)
+	else if (allow)
 		ADD(k->st.allowed[e], 1);
 	else
 		ADD(k->st.denied[e], 1);
+}
+
+/* Evaluate: gate_decide()'s result (-1: a fail-closed deny). */
+static int
+evaluate(struct srv_snap *s, enum gate_entry e, const struct gate_request *r,
+    struct px_decision *out)
+{
+	struct gate_decision d;
+	struct axv *in = gate_input(r);
+	uint64_t t0 = axg_monotonic_ns();
+	int rc = gate_decide(s->g, e, in, &d);
+
+	count(s->k, e, rc, d.allow, axg_monotonic_ns() - t0);
+	axv_unref(in);
 	out->allow = d.allow;
 	axg_strlcpy(out->rule, d.rule, sizeof(out->rule));
 	axg_strlcpy(out->reason, d.reason, sizeof(out->reason));
+	return rc < 0 ? -1 : 0;
+}
+
+static int
+decide(struct srv_snap *s, enum gate_entry e, const struct gate_request *r,
+    struct px_decision *out)
+{
+	(void)evaluate(s, e, r, out);
 	/* a fail-closed denial is still an answer: the proxy refuses */
+	return 0;
+}
+
+/* decide() through this thread's cache, for connect and address
+ * decisions (r->host set; addr "" for connect). */
+static int
+decide_cached(struct srv_snap *s, enum gate_entry e,
+    const struct gate_request *r, const char *addr, struct px_decision *out)
+{
+	uint64_t t0;
+	struct dc *c;
+	struct dc_entry *d;
+	uint32_t h;
+	bool hit;
+	int rc;
+
+	if (!s->cacheable || r->host == NULL || strlen(r->host) > PX_HOST_MAX ||
+	    (c = dc_get()) == NULL)
+		return decide(s, e, r, out);
+	t0 = axg_monotonic_ns();
+	h = dc_hash(s->gen, e, r->host, r->port, addr);
+	d = dc_slot(c, s->gen, e, r->host, r->port, addr, h, &hit);
+	if (hit) {
+		out->allow = d->allow;
+		axg_strlcpy(out->rule, d->rule, sizeof(out->rule));
+		axg_strlcpy(out->reason, d->reason, sizeof(out->reason));
+		count(s->k, e, 0, d->allow, axg_monotonic_ns() - t0);
+		return 0;
+	}
+	rc = evaluate(s, e, r, out);
+	if (rc == 0) { /* errors are never cached */
+		d->gen = s->gen;
+		d->hash = h;
+		d->entry = (uint8_t)e;
+		d->port = (uint16_t)r->port;
+		d->allow = out->allow;
+		axg_strlcpy(d->host, r->host, sizeof(d->host));
+		axg_strlcpy(d->addr, addr, sizeof(d->addr));
+		axg_strlcpy(d->rule, out->rule, sizeof(d->rule));
+		axg_strlcpy(d->reason, out->reason, sizeof(d->reason));
+	}
 	return 0;
 }
 
@@ -200,7 +403,7 @@ decide_connect(void *arg, const struct px_hostport *t,
 	char cbuf[INET6_ADDRSTRLEN];
 
 	request_base(arg, &r, GATE_CONNECT, t, client, cbuf, sizeof(cbuf));
-	return decide(arg, GATE_CONNECT, &r, out);
+	return decide_cached(arg, GATE_CONNECT, &r, "", out);
 }
 
 static int
@@ -213,7 +416,7 @@ decide_address(void *arg, const struct px_hostport *t,
 	request_base(arg, &r, GATE_ADDRESS, t, NULL, NULL, 0);
 	r.addr = px_addr_str(addr, abuf, sizeof(abuf));
 	r.addr_class = px_addr_class_name(px_addr_classify(addr));
-	return decide(arg, GATE_ADDRESS, &r, out);
+	return decide_cached(arg, GATE_ADDRESS, &r, r.addr, out);
 }
 
 /* Headers to the policy, at most this many. */
