@@ -280,28 +280,10 @@ def audit_says(what):
     return f
 
 
-def dechunk(data):
-    """The payload of a chunked body (what arrived of it)."""
-    out = b""
-    while data:
-        line, sep, rest = data.partition(b"\r\n")
-        if not sep:
-            break
-        try:
-            n = int(line.split(b";")[0], 16)
-        except ValueError:
-            break
-        if n == 0:
-            break
-        out += rest[:n]
-        data = rest[n + 2:]
-    return out
-
-
 def line_cut(r):
     """The stream ended with an error event naming max_stream_line, no
     line longer than that reached the client, the audit says why."""
-    body = dechunk(r["body"])
+    body = H.dechunk(r["body"])
     longest = max(len(x) for x in body.split(b"\n"))
     text = json.dumps(r["recs"])
     good = (b"event: error" in body and b"max_stream_line" in body and
@@ -434,15 +416,15 @@ def run(tap, d, be):
       reached=1)
     R("#31 an SSE line just under max_stream_line, in pieces: relayed "
       "whole", req(chat("longline", ',"stream":true')), 200, reached=1,
-      check=lambda r: (dechunk(r["body"]) == LONG_SSE,
-                       dechunk(r["body"])[-80:]))
+      check=lambda r: (H.dechunk(r["body"]) == LONG_SSE,
+                       H.dechunk(r["body"])[-80:]))
     # response bodies: limits.max_response_body
     R("#32 a response body over max_response_body (Content-Length): 502",
       req(chat("bigbody")), 502, "closed", reached=1,
       check=audit_says("max_response_body"))
     R("#32 a close-delimited body over max_response_body: cut",
       req(chat("bigclose")), 200, "closed", reached=1, wait=20, settle=15,
-      check=lambda r: (len(dechunk(r["body"])) <= MAX_BODY and
+      check=lambda r: (len(H.dechunk(r["body"])) <= MAX_BODY and
                        "max_response_body" in json.dumps(r["recs"]),
                        len(r["body"])))
     # 32. a backend that misbehaves
@@ -463,43 +445,14 @@ def run(tap, d, be):
 
 
 def read_response(s, buf):
-    """One response off s: ((status, head, body) or None at EOF, rest).
-    The body is framed by Content-Length, chunked (decoded) or the
-    close."""
-    try:
-        while b"\r\n\r\n" not in buf:
-            d = s.recv(65536)
-            if not d:
-                return None, b""
-            buf += d
-        head, buf = buf.split(b"\r\n\r\n", 1)
-        hl = head.lower()
-        if b"transfer-encoding: chunked" in hl:
-            while b"\r\n0\r\n\r\n" not in b"\r\n" + buf:
-                d = s.recv(65536)
-                if not d:
-                    break
-                buf += d
-            end = (b"\r\n" + buf).index(b"\r\n0\r\n\r\n") + 5
-            body, buf = dechunk(buf[:end]), buf[end:]
-        elif b"content-length:" in hl:
-            n = int(hl.split(b"content-length:")[1].split(b"\r\n")[0])
-            while len(buf) < n:
-                d = s.recv(65536)
-                if not d:
-                    break
-                buf += d
-            body, buf = buf[:n], buf[n:]
-        else:
-            while True:
-                d = s.recv(65536)
-                if not d:
-                    break
-                buf += d
-            body, buf = buf, b""
-    except (socket.timeout, ConnectionResetError):
+    """One response off s: ((status, head, body) or None, rest), a
+    chunked body decoded."""
+    head, body, rest = H.read_response(s, buf)
+    if head is None:
         return None, b""
-    return (int(head.split(b" ")[1]), head, body), buf
+    if b"transfer-encoding: chunked" in head.lower():
+        body = H.dechunk(body)
+    return (int(head.split(b" ")[1]), head, body), rest
 
 
 def roundtrips(port, reqs):

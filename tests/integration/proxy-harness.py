@@ -11,7 +11,9 @@
 #                                  with a deep backlog, one thread and
 #                                  handler(server, conn, n) per connection,
 #                                  counters, a clean stop (close)
-#   read_request                   one HTTP/1.1 request off a connection
+#   read_request, read_response    one HTTP/1.1 request or response off
+#                                  a connection
+#   dechunk                        the payload of a chunked body
 #   Counter                        a Server answering 200, echo, silent
 #                                  or close, counting accepts and requests
 #   make_ca, server_ctx            a test CA and a TLS server context
@@ -363,6 +365,68 @@ def read_request(conn, buf=b"", bufsize=65536):
             return None
         buf += d
     return head, buf[:n], buf[n:]
+
+
+def read_response(conn, buf=b"", bufsize=65536):
+    """One HTTP/1.1 response from conn: (head, body, rest), where head is
+    the status line and fields without the blank line (None when the
+    connection ended or was reset first), body the bytes of the body as
+    they came (chunked encoding kept: see dechunk), framed by
+    Content-Length, chunked encoding or the close (or what came before a
+    reset or a timeout), and rest what followed it."""
+    try:
+        while b"\r\n\r\n" not in buf:
+            d = conn.recv(bufsize)
+            if not d:
+                return None, buf, b""
+            buf += d
+    except (socket.timeout, ConnectionResetError):
+        return None, buf, b""
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    hl = head.lower()
+    try:
+        if b"transfer-encoding: chunked" in hl:
+            while b"\r\n0\r\n\r\n" not in b"\r\n" + buf:
+                d = conn.recv(bufsize)
+                if not d:
+                    return head, buf, b""
+                buf += d
+            end = (b"\r\n" + buf).index(b"\r\n0\r\n\r\n") + 5
+            return head, buf[:end], buf[end:]
+        if b"content-length:" in hl:
+            n = int(hl.split(b"content-length:")[1].split(b"\r\n")[0])
+            while len(buf) < n:
+                d = conn.recv(bufsize)
+                if not d:
+                    break
+                buf += d
+            return head, buf[:n], buf[n:]
+        while True:
+            d = conn.recv(bufsize)
+            if not d:
+                break
+            buf += d
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return head, buf, b""
+
+
+def dechunk(data):
+    """The payload of a chunked body (what arrived of it)."""
+    out = b""
+    while data:
+        line, sep, rest = data.partition(b"\r\n")
+        if not sep:
+            break
+        try:
+            n = int(line.split(b";")[0], 16)
+        except ValueError:
+            break
+        if n == 0:
+            break
+        out += rest[:n]
+        data = rest[n + 2:]
+    return out
 
 
 class Counter(Server):

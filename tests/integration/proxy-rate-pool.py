@@ -69,36 +69,11 @@ class Upstream(H.Server):
 
 
 def read_response(s):
-    """One response on s (Content-Length or chunked or to EOF); what
-    came before a reset."""
-    try:
-        return read_response1(s)
-    except ConnectionResetError:
-        return b""
-
-
-def read_response1(s):
-    data = b""
-    while b"\r\n\r\n" not in data:
-        d = s.recv(4096)
-        if not d:
-            return data
-        data += d
-    head, body = data.split(b"\r\n\r\n", 1)
-    hl = head.lower()
-    if b"transfer-encoding: chunked" in hl:
-        while not body.endswith(b"0\r\n\r\n"):
-            d = s.recv(4096)
-            if not d:
-                break
-            body += d
-    elif b"content-length:" in hl:
-        n = int(hl.split(b"content-length:")[1].split(b"\r\n")[0])
-        while len(body) < n:
-            d = s.recv(4096)
-            if not d:
-                break
-            body += d
+    """One response on s as it came (head, blank line, body); what came
+    before a reset or the end."""
+    head, body, _ = H.read_response(s, b"", 4096)
+    if head is None:
+        return body
     return head + b"\r\n\r\n" + body
 
 
