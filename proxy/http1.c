@@ -565,7 +565,7 @@ px_http1_parse_request(const char *buf, size_t len,
 		return axg_seterr(err, errlen, "CONNECT with a body");
 	}
 	req->keep_alive =
-	    req->version_minor == 1 ? !f.conn_close : f.conn_keepalive;
+	    !f.conn_close && (req->version_minor == 1 || f.conn_keepalive);
 	req->upgrade = f.upgrade;
 	req->expect_continue = f.expect_continue;
 	return head;

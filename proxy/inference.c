@@ -31,6 +31,7 @@
 #define INF_MAX_SSE_LINE  (1u << 20)
 #define INF_CLIENT_HIGH	  (1u << 20) /* stop reading the backend above */
 #define INF_DEFAULT_IDLE  60000
+#define INF_MAX_INTERIM	  16 /* 1xx answers skipped before the final one */
 
 struct inf_op {
 	const char *method;
@@ -66,7 +67,8 @@ struct px_inf {
 	struct px_conn *c;
 	enum inf_phase phase;
 	char method[16];
-	char *target; /* as received (for the audit record) */
+	char *target;	  /* as received */
+	char *audit_path; /* the target as the audit records show it */
 	char path[64];
 	char query[64];
 	const struct inf_op *op;
@@ -88,6 +90,7 @@ struct px_inf {
 	/* the response */
 	bool head_sent;
 	int status;
+	unsigned interim; /* 1xx answers skipped */
 	enum px_body_kind resp_kind;
 	uint64_t resp_left;
 	struct px_chunked resp_ch;
@@ -95,7 +98,7 @@ struct px_inf {
 	bool sse;
 	struct axg_buf sse_part; /* a line split between reads */
 	struct evbuffer *dec;	 /* decoded bytes of one read */
-	bool sse_skip;		 /* inside an over-long line */
+	bool line_cut;		 /* an SSE line passed max_stream_line */
 	struct evbuffer *json_buf;
 	uint64_t resp_bytes;
 	int64_t prompt_tokens, completion_tokens;
@@ -293,7 +296,7 @@ px_inf_method(const struct px_inf *f)
 const char *
 px_inf_path(const struct px_inf *f)
 {
-	return f->target != NULL ? f->target : "";
+	return f->audit_path != NULL ? f->audit_path : "";
 }
 
 const char *
@@ -377,6 +380,7 @@ px_inf_free(struct px_inf *f)
 	if (f->json_buf != NULL)
 		evbuffer_free(f->json_buf);
 	free(f->target);
+	free(f->audit_path);
 	free(f->url);
 	free(f);
 }
@@ -571,11 +575,6 @@ inf_check_head(struct px_conn *c, const struct px_request *req)
 	if (f->query[0] != '\0' &&
 	    !(f->op->shape == PX_INF_ANTHROPIC &&
 		strcmp(f->query, "beta=true") == 0)) {
-		/* the query may hold a secret: keep it out of the audit */
-		char *qm = f->target != NULL ? strchr(f->target, '?') : NULL;
-
-		if (qm != NULL)
-			*qm = '\0';
 		inf_refuse(c, 400, "http", NULL,
 		    "query parameters are not accepted", 0);
 		return -1;
@@ -599,6 +598,51 @@ inf_models(struct px_conn *c)
 	px_conn_audit(c, PX_AUDIT_HTTP, PX_OUTCOME_ALLOWED, 200, "done");
 	px_conn_reply_raw(c, 200, NULL, "application/json", body, strlen(body));
 	free(body);
+}
+
+/* The target as the audit records show it: without its query (which may
+ * hold a secret; the one query served, "beta=true", is kept), with each
+ * credential the scan hook finds in the path redacted as in the records
+ * of other plain-HTTP requests.  Returns a malloc'd string. */
+static char *
+audit_path_of(struct px_conn *c, const char *target)
+{
+	struct px_proxy *px = c->px;
+	const char *q = strchr(target, '?');
+	size_t plen = q != NULL ? (size_t)(q - target) : strlen(target);
+	const char *keep = q != NULL && strcmp(q, "?beta=true") == 0 ? q : "";
+	struct px_scan_edit edit;
+	struct px_http_info info;
+	void *state = NULL;
+	char why[160];
+	char *out;
+
+	if (!px->has_scan || px->scan.filter_head == NULL)
+		return axg_asprintf("%.*s%s", (int)plen, target, keep);
+	memset(&edit, 0, sizeof(edit));
+	memset(&info, 0, sizeof(info));
+	info.target = &c->target;
+	info.method = "POST";
+	info.method_len = 4;
+	info.path = target;
+	info.path_len = plen;
+	info.client = (const struct sockaddr *)&c->client_addr;
+	/* only the path is scanned here (no fields: the job's own
+	 * Authorization is dropped, not forwarded); the verdict is not
+	 * needed, as no path with a credential in it is ever served */
+	(void)px->scan.filter_head(px->scan.arg, &info, &state, &edit, why,
+	    sizeof(why));
+	if (edit.path != NULL)
+		out =
+		    axg_asprintf("%.*s%s", (int)edit.path_len, edit.path, keep);
+	else if (edit.audit_path != NULL)
+		out = axg_asprintf("%.*s%s", (int)edit.audit_path_len,
+		    edit.audit_path, keep);
+	else
+		out = axg_asprintf("%.*s%s", (int)plen, target, keep);
+	if (px->scan.end_request != NULL)
+		px->scan.end_request(state);
+	return out;
 }
 
 void
@@ -626,8 +670,16 @@ px_inf_begin(struct px_conn *c, const struct px_request *req)
 		f->target = axg_strndup(req->path, req->path_len);
 	else
 		f->target = axg_strndup(req->target, req->target_len);
+	f->audit_path = req->is_connect ? axg_strdup(f->target)
+					: audit_path_of(c, f->target);
 	f->client_10 = req->version_minor == 0;
-	f->client_keep = req->keep_alive && !f->client_10;
+	/* RFC 9112 9.3: an HTTP/1.1 client keeps its connection unless it
+	 * sends close, an HTTP/1.0 one only with keep-alive, and a proxy
+	 * never keeps a 1.0 client's.  On the proxy port (absolute form)
+	 * inference.local is reached through the proxy; on an inference
+	 * listener or in a tunnel to inference.local, axgate is the origin
+	 * server. */
+	f->client_keep = req->keep_alive && (!f->client_10 || c->inf_port);
 	if (req->is_connect && !c->inf_port && px->has_inf) {
 		/* a tunnel to inference.local: nothing is dialled; what the
 		 * client sends in it is read as origin-form requests */
@@ -999,8 +1051,21 @@ inf_dispatch(struct px_conn *c)
 	}
 	memset(&r, 0, sizeof(r));
 	v = json_object_get(doc, "model");
-	if (json_is_string(v) && json_string_length(v) < sizeof(f->model))
-		axg_strlcpy(f->model, json_string_value(v), sizeof(f->model));
+	if (v != NULL && !json_is_null(v)) {
+		/* the route is picked by it: never the default for a cut
+		 * or a long one (a NUL in it is refused by the parser,
+		 * which is not given JSON_ALLOW_NUL) */
+		size_t ml = json_is_string(v) ? json_string_length(v) : 0;
+
+		if (!json_is_string(v) || ml >= sizeof(f->model)) {
+			json_decref(doc);
+			inf_refuse(c, 400, "parse", NULL,
+			    "the model is not a string of at most 255 bytes",
+			    0);
+			return;
+		}
+		memcpy(f->model, json_string_value(v), ml + 1);
+	}
 	r.stream = json_is_true(json_object_get(doc, "stream"));
 	r.max_tokens = -1;
 	{
@@ -1124,44 +1189,64 @@ sse_line(struct px_inf *f, const char *line, size_t n)
 		read_usage(f, line, n);
 }
 
+/* The longest line of a streamed (SSE) response. */
+static size_t
+stream_line_max(const struct px_proxy *px)
+{
+	return px->cfg.max_stream_line != 0 ? px->cfg.max_stream_line
+					    : INF_MAX_SSE_LINE;
+}
+
+/* SSE: only whole lines go to the client, appended to out; the start of
+ * a line split between reads waits in sse_part.  Each whole line also
+ * goes to the usage reader.  A line longer than max_stream_line sets
+ * line_cut: the lines before it are passed on, it and what follows are
+ * not. */
+static void
+sse_feed(struct px_conn *c, const char *p, size_t n, struct evbuffer *out)
+{
+	struct px_inf *f = c->inf;
+	size_t max = stream_line_max(c->px);
+
+	while (n > 0 && !f->line_cut) {
+		const char *nl = memchr(p, '\n', n);
+		size_t ll = nl != NULL ? (size_t)(nl - p) : n;
+
+		if (f->sse_part.len + ll > max) {
+			f->line_cut = true;
+			axg_buf_reset(&f->sse_part);
+			return;
+		}
+		if (nl == NULL) {
+			axg_buf_append(&f->sse_part, p, ll);
+			return;
+		}
+		if (f->sse_part.len > 0) {
+			axg_buf_append(&f->sse_part, p, ll);
+			sse_line(f, f->sse_part.data, f->sse_part.len);
+			evbuffer_add(out, f->sse_part.data, f->sse_part.len);
+			evbuffer_add(out, "\n", 1);
+			axg_buf_reset(&f->sse_part);
+		} else {
+			sse_line(f, p, ll);
+			evbuffer_add(out, p, ll + 1);
+		}
+		p += ll + 1;
+		n -= ll + 1;
+	}
+}
+
+/* A JSON body is kept (bounded) to read its usage at the end. */
 static void
 usage_feed(struct px_inf *f, const char *p, size_t n)
 {
-	if (f->sse) {
-		/* lines are read in place; only a line split between reads
-		 * is copied (bounded: an over-long one is skipped) */
-		while (n > 0) {
-			const char *nl = memchr(p, '\n', n);
-			size_t ll = nl != NULL ? (size_t)(nl - p) : n;
-
-			if (nl == NULL) {
-				if (!f->sse_skip &&
-				    axg_buf_append(&f->sse_part, p, ll) < 0) {
-					axg_buf_reset(&f->sse_part);
-					f->sse_skip = true;
-				}
-				return;
-			}
-			if (f->sse_skip) {
-				f->sse_skip = false;
-			} else if (f->sse_part.len > 0) {
-				if (axg_buf_append(&f->sse_part, p, ll) == 0)
-					sse_line(f, f->sse_part.data,
-					    f->sse_part.len);
-				axg_buf_reset(&f->sse_part);
-			} else {
-				sse_line(f, p, ll);
-			}
-			p += ll + 1;
-			n -= ll + 1;
-		}
-	} else if (f->json_buf != NULL) {
-		if (evbuffer_get_length(f->json_buf) + n > INF_MAX_RESP_JSON) {
-			evbuffer_free(f->json_buf);
-			f->json_buf = NULL;
-		} else {
-			evbuffer_add(f->json_buf, p, n);
-		}
+	if (f->json_buf == NULL)
+		return;
+	if (evbuffer_get_length(f->json_buf) + n > INF_MAX_RESP_JSON) {
+		evbuffer_free(f->json_buf);
+		f->json_buf = NULL;
+	} else {
+		evbuffer_add(f->json_buf, p, n);
 	}
 }
 
@@ -1181,6 +1266,8 @@ cli_send(struct px_conn *c, const char *p, size_t n)
 	c->bytes_down += n;
 }
 
+static void flush_dec(struct px_conn *c);
+
 static int
 resp_data(void *arg, const char *p, size_t n)
 {
@@ -1188,6 +1275,11 @@ resp_data(void *arg, const char *p, size_t n)
 	struct px_inf *f = c->inf;
 
 	f->resp_bytes += n;
+	if (f->sse) {
+		sse_feed(c, p, n, f->dec);
+		flush_dec(c);
+		return 0;
+	}
 	usage_feed(f, p, n);
 	cli_send(c, p, n);
 	return 0;
@@ -1201,6 +1293,10 @@ resp_dec(void *arg, const char *p, size_t n)
 	struct px_inf *f = c->inf;
 
 	f->resp_bytes += n;
+	if (f->sse) {
+		sse_feed(c, p, n, f->dec);
+		return 0;
+	}
 	usage_feed(f, p, n);
 	return evbuffer_add(f->dec, p, n);
 }
@@ -1224,6 +1320,12 @@ inf_complete(struct px_conn *c)
 
 	f->phase = INF_DONE;
 	evtimer_del(c->timer);
+	if (f->sse && f->sse_part.len > 0) {
+		/* a last line without its newline */
+		sse_line(f, f->sse_part.data, f->sse_part.len);
+		cli_send(c, f->sse_part.data, f->sse_part.len);
+		axg_buf_reset(&f->sse_part);
+	}
 	if (f->client_chunked)
 		evbuffer_add(bufferevent_get_output(c->cli), "0\r\n\r\n", 5);
 	if (f->json_buf != NULL && evbuffer_get_length(f->json_buf) > 0)
@@ -1316,13 +1418,15 @@ resp_head(struct px_conn *c)
 	struct px_proxy *px = c->px;
 	struct evbuffer *in = bufferevent_get_input(c->up);
 	struct evbuffer *out = bufferevent_get_output(c->cli);
-	size_t len = evbuffer_get_length(in);
+	size_t len;
 	struct px_response resp;
 	const char *p, *eol, *conn_v = NULL;
 	size_t conn_len = 0, i;
 	char err[160];
 	int rc;
 
+again:
+	len = evbuffer_get_length(in);
 	if (len > px->cfg.http.max_head)
 		len = px->cfg.http.max_head;
 	p = (const char *)evbuffer_pullup(in, (ev_ssize_t)len);
@@ -1347,9 +1451,23 @@ resp_head(struct px_conn *c)
 		return -1;
 	}
 	if (resp.status >= 100 && resp.status < 200) {
-		/* an interim answer: skip it */
+		/* an interim answer: skip it (a few at most) */
 		evbuffer_drain(in, resp.head_len);
-		return resp_head(c);
+		if (++f->interim > INF_MAX_INTERIM) {
+			inf_refuse(c, 502, "upstream", NULL,
+			    "the backend sent too many interim (1xx) "
+			    "responses",
+			    0);
+			return -1;
+		}
+		goto again;
+	}
+	if (px->cfg.max_response_body != 0 && resp.body == PX_BODY_LENGTH &&
+	    resp.content_length > px->cfg.max_response_body) {
+		inf_refuse(c, 502, "upstream", NULL,
+		    "the backend's response is larger than max_response_body",
+		    0);
+		return -1;
 	}
 	f->status = resp.status;
 	f->resp_kind = resp.body;
@@ -1359,7 +1477,10 @@ resp_head(struct px_conn *c)
 	 * end: nothing may follow the body) */
 	f->resp_keep = resp.keep_alive && resp.version_minor == 1 &&
 	    resp.status != 101 && resp.body != PX_BODY_CLOSE;
-	if (resp.body == PX_BODY_CLOSE && !f->client_chunked)
+	/* a body the client cannot see the end of (an HTTP/1.0 client gets
+	 * no chunked encoding) ends with the connection */
+	if (!f->client_chunked &&
+	    (resp.body == PX_BODY_CLOSE || resp.body == PX_BODY_CHUNKED))
 		f->client_keep = false;
 	f->resp_left = resp.content_length;
 	if (resp.body == PX_BODY_CHUNKED)
@@ -1405,14 +1526,17 @@ resp_head(struct px_conn *c)
 	else if (f->client_chunked)
 		evbuffer_add_printf(out, "Transfer-Encoding: chunked\r\n");
 	evbuffer_add_printf(out, "%s\r\n",
-	    f->client_keep ? "" : "Connection: close\r\n");
+	    !f->client_keep    ? "Connection: close\r\n"
+		: f->client_10 ? "Connection: keep-alive\r\n"
+			       : "");
 	evbuffer_drain(in, resp.head_len);
 	f->head_sent = true;
 	req_wipe(f); /* answered: never resent */
 	if (f->sse)
-		axg_buf_init(&f->sse_part, INF_MAX_SSE_LINE);
+		axg_buf_init(&f->sse_part, 0); /* bounded by sse_feed */
 	else
 		f->json_buf = evbuffer_new();
+	f->dec = evbuffer_new();
 	f->phase = INF_WAIT;
 	return 1;
 }
@@ -1442,29 +1566,34 @@ up_readcb(struct bufferevent *bev, void *arg)
 	}
 	len = evbuffer_get_length(in);
 	f->bytes_down += len;
+	if (len > 0 && f->resp_kind == PX_BODY_CLOSE &&
+	    px->cfg.max_response_body != 0 &&
+	    f->resp_bytes + len > px->cfg.max_response_body) {
+		/* (a framed body was checked against it at its head or is
+		 * by the chunked decoder) */
+		inf_abort(c,
+		    "the backend's response is larger than max_response_body");
+		return;
+	}
 	if (len > 0) {
 		const char *p = (const char *)evbuffer_pullup(in, -1);
+		bool done = false;
 
 		if (f->resp_kind == PX_BODY_CHUNKED) {
 			size_t used = 0;
 			int rc;
 
-			if (f->dec == NULL)
-				f->dec = evbuffer_new();
 			rc = px_chunked_feed(&f->resp_ch, p, len, &used,
 			    resp_dec, c, err, sizeof(err));
 			evbuffer_drain(in, len);
 			flush_dec(c);
 			if (rc == 1 && used < len)
 				f->resp_keep = false; /* bytes after the body */
-			if (rc < 0) {
+			if (rc < 0 && !f->line_cut) {
 				inf_abort(c, err);
 				return;
 			}
-			if (rc == 1) {
-				inf_complete(c);
-				return;
-			}
+			done = rc == 1;
 		} else if (f->resp_kind == PX_BODY_LENGTH) {
 			size_t n =
 			    len < f->resp_left ? len : (size_t)f->resp_left;
@@ -1474,13 +1603,22 @@ up_readcb(struct bufferevent *bev, void *arg)
 			if (len > n)
 				f->resp_keep = false; /* bytes after the body */
 			evbuffer_drain(in, len);
-			if (f->resp_left == 0) {
-				inf_complete(c);
-				return;
-			}
+			done = f->resp_left == 0;
 		} else {
 			resp_data(c, p, len);
 			evbuffer_drain(in, len);
+		}
+		if (f->line_cut) {
+			snprintf(err, sizeof(err),
+			    "the backend sent a stream line longer than "
+			    "max_stream_line (%zu bytes)",
+			    stream_line_max(px));
+			inf_abort(c, err);
+			return;
+		}
+		if (done) {
+			inf_complete(c);
+			return;
 		}
 	}
 	if (evbuffer_get_length(bufferevent_get_output(c->cli)) >

@@ -477,6 +477,10 @@ struct px_config {
 	/* Relay established tunnels with splice(2) through pooled pipes
 	 * (default); false keeps them on buffered reads and writes. */
 	bool tunnel_splice;
+	/* inference.local: the longest line of a streamed (SSE) response
+	 * from a backend; a longer one ends the stream with an error event.
+	 * 0: 1 MiB */
+	size_t max_stream_line;
 };
 
 void px_config_default(struct px_config *cfg);
@@ -545,8 +549,12 @@ void px_proxy_stop_accepting(struct px_proxy *px);
  * estimated) and handed to the hook's finish().
  *
  * Keep-alive: a client connection stays open for the next request when the
- * client asks for it (HTTP/1.1 without `Connection: close`) and the answer
- * was framed (Content-Length or chunked).  Backend connections are kept in
+ * client asks for it (HTTP/1.1 without `Connection: close`; HTTP/1.0 with
+ * `Connection: keep-alive` on an inference listener, never through the
+ * proxy port, RFC 9112 section 9.3) and the answer was framed
+ * (Content-Length, or chunked for HTTP/1.1).  A streamed (SSE) answer is
+ * passed on line by line; a line longer than max_stream_line ends it
+ * with an error event.  Backend connections are kept in
  * a pool per backend (scheme, host, port and CA file) and per proxy (so per
  * worker thread), at most the route's pool_max_idle idle ones for at most
  * pool_idle_ms each.  A connection goes back to the pool only after its

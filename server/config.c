@@ -379,7 +379,10 @@ limits_pair(struct cfg *x, const char *key, yaml_node_t *v, const char *kp)
 		get_uint(x, v, kp, 0, 1024, &l->http_pool_max_idle);
 	else if (strcmp(key, "http_pool_idle_ms") == 0)
 		get_uint(x, v, kp, 0, day, &l->http_pool_idle_ms);
-	else if (strcmp(key, "sni_mode") == 0)
+	else if (strcmp(key, "max_stream_line") == 0) {
+		if (get_u64(x, v, kp, 1024, 1u << 30, &u) == 0)
+			l->max_stream_line = (size_t)u;
+	} else if (strcmp(key, "sni_mode") == 0)
 		sni_mode(x, v, kp, &l->sni_mode);
 	else if (strcmp(key, "tls_ports") == 0) {
 		long n = seq_len(x, v, kp, PX_MAX_TLS_PORTS - 1);
@@ -410,7 +413,8 @@ static const char *const limit_keys[] = { "max_head", "max_line", "max_headers",
 	"idle_timeout_ms", "lifetime_ms", "connect_timeout_ms",
 	"dns_timeout_ms", "max_request_body", "max_response_body",
 	"tunnel_high_watermark", "max_addresses", "sni_mode", "tls_ports",
-	"via", "http_pool_max_idle", "http_pool_idle_ms", NULL };
+	"via", "http_pool_max_idle", "http_pool_idle_ms", "max_stream_line",
+	NULL };
 
 static void
 top_pair(struct cfg *x, const char *key, yaml_node_t *v, const char *kp)

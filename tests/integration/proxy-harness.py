@@ -3,7 +3,25 @@
 # connections they accept, plain and TLS upstreams, an `axgate serve` daemon
 # with its audit file, raw clients and TAP output.
 #
-# Loaded by proxy-abuse.py and proxy-matrix.py with importlib.
+# Loaded with importlib by proxy-abuse.py, proxy-matrix.py, proxy-tunnel.py,
+# proxy-rate-pool.py and inference-abuse.py.  What is here:
+#   Tap, skip_all, poll            TAP output; waiting for a condition
+#   DnsServer                      UDP DNS answering from a table
+#   Server                         a TCP upstream or backend: a listener
+#                                  with a deep backlog, one thread and
+#                                  handler(server, conn, n) per connection,
+#                                  counters, a clean stop (close)
+#   read_request, read_response    one HTTP/1.1 request or response off
+#                                  a connection
+#   dechunk                        the payload of a chunked body
+#   Counter                        a Server answering 200, echo, silent
+#                                  or close, counting accepts and requests
+#   make_ca, server_ctx            a test CA and a TLS server context
+#   Daemon                         `axgate serve` with its audit and admin
+#   recv_all, exchange, curl       raw and curl clients
+#   validate                       the shared OCSF validator
+#   sentinel, case_records, ...    a case's audit records
+#   rss_kb, RssWatch               the memory of a process tree
 
 import json
 import os
@@ -219,30 +237,52 @@ class DnsServer:
 # ---------------------------------------------------------------- listeners
 
 
-class Counter:
-    """A TCP listener that counts accepts.  mode "http": answers each
-    request with 200 and a body naming the listener (keep-alive);
-    "echo": echoes; "silent": holds the connection; "close": closes."""
+class Server:
+    """A TCP server standing in for an upstream or a backend.
 
-    def __init__(self, addr, port=0, mode="http", name="up", tls=None):
+    Server(handler=None, addr="127.0.0.1", port=0, tls=None, backlog=1024,
+           timeout=30.0)
+
+    Listens on addr:port (port 0 picks one: see .port) with a deep accept
+    queue: a busy machine may let hundreds of handshakes wait for the
+    accepting thread, and a full queue drops SYNs whose retransmission
+    comes after the proxy's connect timeout.  Each accepted connection
+    runs handler(server, conn, n) in a thread of its own (handler None:
+    the subclass's handle method), conn being the socket (wrapped in TLS
+    when tls is an ssl.SSLContext; timeout set, None for none) and n the
+    connection's number from 1.  What the handler returns is appended to
+    .results (("error", text) when it raises OSError, SSLError or
+    ValueError) and the connection is closed after it.
+
+    Counters: .accepts (connections accepted), .results (result() waits
+    for and takes the oldest), .stats (a dict for the handler's own
+    counts).  close() stops accepting and shuts the live connections
+    down, so that their handlers end."""
+
+    def __init__(self, handler=None, addr="127.0.0.1", port=0, tls=None,
+                 backlog=1024, timeout=30.0):
         fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
         self.sock = socket.socket(fam, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((addr, port))
-        # a deep queue: a busy machine may let hundreds of handshakes
-        # wait for the accepting thread (a full queue drops SYNs, and the
-        # retransmission comes after the proxy's connect timeout)
-        self.sock.listen(1024)
+        self.sock.listen(backlog)
         self.addr = addr
         self.port = self.sock.getsockname()[1]
-        self.mode = mode
-        self.name = name
+        self.handler = handler if handler is not None else \
+            (lambda srv, c, n: srv.handle(c, n))
         self.tls = tls
+        self.timeout = timeout
         self.accepts = 0
-        self.requests = []
+        self.results = []
+        self.stats = {}
         self.lock = threading.Lock()
-        self.conns = []
-        threading.Thread(target=self.run, daemon=True).start()
+        self.live = []
+        self.closed = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def handle(self, conn, n):
+        raise NotImplementedError("Server needs a handler")
 
     def run(self):
         while True:
@@ -251,63 +291,186 @@ class Counter:
             except OSError:
                 return
             with self.lock:
+                if self.closed:
+                    c.close()
+                    return
                 self.accepts += 1
-                self.conns.append(c)
-            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+                n = self.accepts
+                self.live.append(c)
+            threading.Thread(target=self.serve, args=(c, n),
+                             daemon=True).start()
 
-    def serve(self, c):
+    def serve(self, c, n):
+        conn = c
         try:
-            c.settimeout(30)
+            c.settimeout(self.timeout)
             if self.tls is not None:
-                c = self.tls.wrap_socket(c, server_side=True)
-            if self.mode == "close":
-                c.close()
-                return
-            if self.mode == "silent":
-                while c.recv(4096):
-                    pass
-                return
-            if self.mode == "echo":
-                while True:
-                    d = c.recv(65536)
-                    if not d:
-                        break
-                    c.sendall(d)
-                return
-            buf = b""
-            while True:
-                while b"\r\n\r\n" not in buf:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    buf += d
-                head, buf = buf.split(b"\r\n\r\n", 1)
-                with self.lock:
-                    self.requests.append(head)
-                n = 0
-                for line in head.split(b"\r\n")[1:]:
-                    k, _, v = line.partition(b":")
-                    if k.strip().lower() == b"content-length":
-                        n = int(v.strip())
-                while len(buf) < n:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    buf += d
-                buf = buf[n:]
-                body = ("hello from %s\n" % self.name).encode()
-                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
-                          b"Content-Type: text/plain\r\n\r\n" % len(body) + body)
-        except (OSError, ssl.SSLError, ValueError):
-            pass
-        finally:
+                conn = self.tls.wrap_socket(c, server_side=True)
+            r = self.handler(self, conn, n)
+        except (OSError, ssl.SSLError, ValueError) as e:
+            r = ("error", str(e))
+        with self.lock:
+            self.results.append(r)
+            if c in self.live:
+                self.live.remove(c)
+        for x in (conn, c):
             try:
-                c.close()
+                x.close()
             except OSError:
                 pass
 
+    def result(self, timeout=60):
+        """The oldest handler result (waiting up to timeout), or None."""
+        poll(lambda: self.results, timeout)
+        with self.lock:
+            return self.results.pop(0) if self.results else None
+
     def close(self):
+        with self.lock:
+            self.closed = True
+            live = list(self.live)
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes accept()
+        except OSError:
+            pass
         self.sock.close()
+        for c in live:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.thread.join(2)
+
+
+def read_request(conn, buf=b"", bufsize=65536):
+    """One HTTP/1.1 request from conn: (head, body, rest), where head is
+    the request line and fields without the blank line, body the
+    Content-Length bytes after it and rest what came after the body (the
+    start of the next request: pass it back as buf).  None when the
+    connection ends first."""
+    while b"\r\n\r\n" not in buf:
+        d = conn.recv(bufsize)
+        if not d:
+            return None
+        buf += d
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    n = 0
+    for line in head.split(b"\r\n")[1:]:
+        k, _, v = line.partition(b":")
+        if k.strip().lower() == b"content-length":
+            n = int(v.strip())
+    while len(buf) < n:
+        d = conn.recv(bufsize)
+        if not d:
+            return None
+        buf += d
+    return head, buf[:n], buf[n:]
+
+
+def read_response(conn, buf=b"", bufsize=65536):
+    """One HTTP/1.1 response from conn: (head, body, rest), where head is
+    the status line and fields without the blank line (None when the
+    connection ended or was reset first), body the bytes of the body as
+    they came (chunked encoding kept: see dechunk), framed by
+    Content-Length, chunked encoding or the close (or what came before a
+    reset or a timeout), and rest what followed it."""
+    try:
+        while b"\r\n\r\n" not in buf:
+            d = conn.recv(bufsize)
+            if not d:
+                return None, buf, b""
+            buf += d
+    except (socket.timeout, ConnectionResetError):
+        return None, buf, b""
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    hl = head.lower()
+    try:
+        if b"transfer-encoding: chunked" in hl:
+            while b"\r\n0\r\n\r\n" not in b"\r\n" + buf:
+                d = conn.recv(bufsize)
+                if not d:
+                    return head, buf, b""
+                buf += d
+            end = (b"\r\n" + buf).index(b"\r\n0\r\n\r\n") + 5
+            return head, buf[:end], buf[end:]
+        if b"content-length:" in hl:
+            n = int(hl.split(b"content-length:")[1].split(b"\r\n")[0])
+            while len(buf) < n:
+                d = conn.recv(bufsize)
+                if not d:
+                    break
+                buf += d
+            return head, buf[:n], buf[n:]
+        while True:
+            d = conn.recv(bufsize)
+            if not d:
+                break
+            buf += d
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return head, buf, b""
+
+
+def dechunk(data):
+    """The payload of a chunked body (what arrived of it)."""
+    out = b""
+    while data:
+        line, sep, rest = data.partition(b"\r\n")
+        if not sep:
+            break
+        try:
+            n = int(line.split(b";")[0], 16)
+        except ValueError:
+            break
+        if n == 0:
+            break
+        out += rest[:n]
+        data = rest[n + 2:]
+    return out
+
+
+class Counter(Server):
+    """A Server that counts accepts.  mode "http": answers each request
+    with 200 and a body naming the listener (keep-alive), the heads it
+    read in .requests; "echo": echoes; "silent": holds the connection;
+    "close": closes."""
+
+    def __init__(self, addr, port=0, mode="http", name="up", tls=None):
+        self.mode = mode
+        self.name = name
+        self.requests = []
+        Server.__init__(self, None, addr, port, tls=tls)
+
+    def handle(self, c, n):
+        try:
+            self.answer(c)
+        except (OSError, ssl.SSLError, ValueError):
+            pass
+
+    def answer(self, c):
+        if self.mode == "close":
+            return
+        if self.mode == "silent":
+            while c.recv(4096):
+                pass
+            return
+        if self.mode == "echo":
+            while True:
+                d = c.recv(65536)
+                if not d:
+                    return
+                c.sendall(d)
+        buf = b""
+        while True:
+            r = read_request(c, buf)
+            if r is None:
+                return
+            head, _, buf = r
+            with self.lock:
+                self.requests.append(head)
+            body = ("hello from %s\n" % self.name).encode()
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+                      b"Content-Type: text/plain\r\n\r\n" % len(body) + body)
 
 
 # ---------------------------------------------------------------- TLS
@@ -351,7 +514,8 @@ class Daemon:
     the events), its audit file and its admin listener."""
 
     def __init__(self, tmp, name, policy_text, resolver_port, limits=None,
-                 extra_files=None, listen6="[::1]:0", asan=""):
+                 extra_files=None, listen6="[::1]:0", asan="",
+                 config_text=""):
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         os.chmod(self.dir, 0o755)
@@ -370,6 +534,9 @@ class Daemon:
                 f.write("limits:\n")
             for k, v in (limits or {}).items():
                 f.write("  %s: %s\n" % (k, v))
+            # more top-level keys (with inference_listeners:
+            # ["127.0.0.1:0"], .inf_port is the inference listener's)
+            f.write(config_text)
         env = dict(os.environ)
         # asan: more sanitizer options (quarantine_size_mb=0 for a daemon
         # whose memory is measured: freed memory is reused at once)
@@ -386,7 +553,7 @@ class Daemon:
              "--drain-timeout", "1000"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=self.logf, env=env)
-        self.port = self.port6 = self.admin = None
+        self.port = self.port6 = self.admin = self.inf_port = None
         if not poll(lambda: "serving with policy" in self.read_log() or
                     self.proc.poll() is not None, 20):
             return
@@ -396,6 +563,8 @@ class Daemon:
                 self.port = int(line.rsplit(":", 1)[1].split()[0])
             if "proxy listening on [::1]:" in line:
                 self.port6 = int(line.rsplit(":", 1)[1].split()[0])
+            if "inference listening on 127.0.0.1:" in line:
+                self.inf_port = int(line.rsplit(":", 1)[1].split()[0])
             if "admin listening on 127.0.0.1:" in line:
                 self.admin = int(line.rsplit(":", 1)[1].split()[0])
         # the start-up records (policy load, application start) reach the

@@ -14,7 +14,6 @@ import os
 import socket
 import sys
 import tempfile
-import threading
 import time
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -24,7 +23,7 @@ H = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(H)
 
 
-class Upstream:
+class Upstream(H.Server):
     """An HTTP/1.1 server whose answer depends on the path; it records
     (connection number, path) for every request it reads."""
 
@@ -44,62 +43,25 @@ class Upstream:
     }
 
     def __init__(self):
-        self.ls = socket.socket()
-        self.ls.bind(("127.0.0.1", 0))
-        self.ls.listen(64)
-        self.port = self.ls.getsockname()[1]
-        self.conns = 0
         self.log = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self.run, daemon=True).start()
+        H.Server.__init__(self, timeout=None)
 
-    def run(self):
-        while True:
-            try:
-                c, _ = self.ls.accept()
-            except OSError:
-                return
-            with self.lock:
-                self.conns += 1
-                n = self.conns
-            threading.Thread(target=self.serve, args=(c, n),
-                             daemon=True).start()
-
-    def serve(self, c, n):
+    def handle(self, c, n):
         buf = b""
-        try:
-            while True:
-                while b"\r\n\r\n" not in buf:
-                    d = c.recv(4096)
-                    if not d:
-                        return
-                    buf += d
-                head, buf = buf.split(b"\r\n\r\n", 1)
-                lines = head.split(b"\r\n")
-                path = lines[0].split(b" ")[1].decode()
-                clen = 0
-                for ln in lines[1:]:
-                    k, _, v = ln.partition(b":")
-                    if k.strip().lower() == b"content-length":
-                        clen = int(v)
-                while len(buf) < clen:
-                    d = c.recv(4096)
-                    if not d:
-                        return
-                    buf += d
-                buf = buf[clen:]
-                with self.lock:
-                    self.log.append((n, path))
-                c.sendall(self.ANSWERS.get(path, self.ANSWERS["/ka"]))
-                if path in ("/close", "/h10", "/eof"):
-                    return
-                if path == "/drop":
-                    time.sleep(0.2)  # then the idle connection goes away
-                    return
-        except OSError:
-            pass
-        finally:
-            c.close()
+        while True:
+            r = H.read_request(c, buf, 4096)
+            if r is None:
+                return
+            head, _, buf = r
+            path = head.split(b"\r\n")[0].split(b" ")[1].decode()
+            with self.lock:
+                self.log.append((n, path))
+            c.sendall(self.ANSWERS.get(path, self.ANSWERS["/ka"]))
+            if path in ("/close", "/h10", "/eof"):
+                return
+            if path == "/drop":
+                time.sleep(0.2)  # then the idle connection goes away
+                return
 
     def last(self):
         with self.lock:
@@ -107,36 +69,11 @@ class Upstream:
 
 
 def read_response(s):
-    """One response on s (Content-Length or chunked or to EOF); what
-    came before a reset."""
-    try:
-        return read_response1(s)
-    except ConnectionResetError:
-        return b""
-
-
-def read_response1(s):
-    data = b""
-    while b"\r\n\r\n" not in data:
-        d = s.recv(4096)
-        if not d:
-            return data
-        data += d
-    head, body = data.split(b"\r\n\r\n", 1)
-    hl = head.lower()
-    if b"transfer-encoding: chunked" in hl:
-        while not body.endswith(b"0\r\n\r\n"):
-            d = s.recv(4096)
-            if not d:
-                break
-            body += d
-    elif b"content-length:" in hl:
-        n = int(hl.split(b"content-length:")[1].split(b"\r\n")[0])
-        while len(body) < n:
-            d = s.recv(4096)
-            if not d:
-                break
-            body += d
+    """One response on s as it came (head, blank line, body); what came
+    before a reset or the end."""
+    head, body, _ = H.read_response(s, b"", 4096)
+    if head is None:
+        return body
     return head + b"\r\n\r\n" + body
 
 

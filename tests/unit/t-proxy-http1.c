@@ -264,6 +264,42 @@ test_fields(void)
 	ok(!px_http_list_has("closed", 6, "close"), "list needs whole tokens");
 }
 
+/* RFC 9112 9.3: close wins; 1.1 persists by default, 1.0 only with
+ * keep-alive. */
+static void
+test_keep_alive(void)
+{
+	static const struct {
+		const char *head;
+		bool keep;
+	} cases[] = {
+		{ "GET / HTTP/1.1\r\nHost: a\r\n\r\n", true },
+		{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+		    false },
+		{ "GET / HTTP/1.0\r\nHost: a\r\n\r\n", false },
+		{ "GET / HTTP/1.0\r\nHost: a\r\nConnection: keep-alive\r\n\r\n",
+		    true },
+		{ "GET / HTTP/1.0\r\nHost: a\r\nConnection: keep-alive, "
+		  "close\r\n\r\n",
+		    false },
+	};
+	struct px_http_limits lim;
+	struct px_header hdrs[100];
+
+	px_http_limits_default(&lim);
+	for (size_t i = 0; i < AXG_ARRAY_LEN(cases); i++) {
+		struct px_request req;
+		char err[128];
+		int status = 0;
+		int rc =
+		    px_http1_parse_request(cases[i].head, strlen(cases[i].head),
+			&lim, &req, hdrs, &status, err, sizeof(err));
+
+		ok(rc > 0 && req.keep_alive == cases[i].keep,
+		    "keep-alive of case %zu", i);
+	}
+}
+
 static void
 test_limits(void)
 {
@@ -462,6 +498,7 @@ main(void)
 	test_requests();
 	test_nul();
 	test_fields();
+	test_keep_alive();
 	test_limits();
 	test_response();
 	test_chunked();
