@@ -386,7 +386,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	/* Clerk secret keys share Stripe's sk_live_/sk_test_ prefix and
 	 * alphabet: only the name next to the value tells them apart, so this
 	 * rule comes first and wins a tie with stripe-secret-key. */
-	RULE("clerk-secret-key", "Clerk secret key", "clerk",
+	RULE("clerk-secret-key", "Clerk secret key",
+	    "clerk_|clerk-|clerksecret|clerk.secret",
 	    KV("clerk", "sk_(?:live|test)_[A-Za-z0-9]{24,100}"), CTX,
 	    .before = 4),
 	RULE("stripe-secret-key", "Stripe secret key", "sk_live_|sk_test_",
@@ -994,7 +995,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(rzp_(?:live|test)_[A-Za-z0-9]{14})" EA, .entropy = 3.0),
 	RULE("intercom-access-token", "Intercom access token (base64 tok:)",
 	    "dg9roj", B "(dG9rOj[A-Za-z0-9+/]{40,80}={0,2})", .entropy = 4.0),
-	RULE("ably-api-key", "Ably API key (app.key:secret)", "\\bably",
+	RULE("ably-api-key", "Ably API key (app.key:secret)", "ably_|\\bably.",
 	    "(?i:ably)[^\\n]{0,60}?(?<![A-Za-z0-9_\\-])([A-Za-z0-9_\\-]{6}\\."
 	    "[A-Za-z0-9_\\-]{6}:[A-Za-z0-9_+/=\\-]{40,50})(?![A-Za-z0-9_+/"
 	    "=\\-])",
@@ -1049,9 +1050,11 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    KV("shodan", ALNUM(32)), CTX),
 	RULE("virustotal-api-key", "VirusTotal API key", "virustotal|vt_api",
 	    KV("virustotal|vt_api", HEX(64)), CTXH),
-	RULE("steam-web-api-key", "Steam Web API key", "\\bsteam",
+	RULE("steam-web-api-key", "Steam Web API key",
+	    "steam_api|steam-api|steamapi|steam_web|steam-web",
 	    KV("steam[_\\-]?(?:web)?[_\\-]?api", UHEX(32)), CTXH),
-	RULE("ghost-admin-api-key", "Ghost Admin API key", "\\bghost",
+	RULE("ghost-admin-api-key", "Ghost Admin API key",
+	    "ghost_admin|ghost-admin|ghost_api|ghost-api",
 	    KV("ghost", HEX(24) ":" HEX(64)), CTXH),
 	RULE("box-api-token", "Box developer token or client secret",
 	    "box_developer|box_client|box_access",
@@ -1086,6 +1089,86 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "|\\bdocker\\s+login\\b[^\\n|;&]{0,200}?\\s(?:-p|--password)"
 	    "(?:\\s+|=)[\"']?([^\\s\"'`;&|]{3,128}))",
 	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 400),
+
+	/* ---- more providers whose keys are UUIDs (the generic rules take
+	 * a bare UUID for an identifier, so only the name tells) ---- */
+	RULE("cypress-record-key", "Cypress Cloud record key", "cypress",
+	    KV("cypress",
+		UUID) "|(?i:cypress)\\b[^\\n|;&]{0,200}?--key(?:=|\\s+)"
+		      "[\"']?(" UUID ")",
+	    CTXU, .after = 300),
+	RULE("saucelabs-access-key", "Sauce Labs access key", "sauce_|sauce-",
+	    KV("sauce", UUID), CTXU),
+	RULE("exa-api-key", "Exa search API key", "exa_api|exa-api|exa_key",
+	    KV("exa[_\\-](?:api|key)", UUID), CTXU),
+	RULE("leonardo-api-key", "Leonardo.Ai API key", "leonardo",
+	    KV("leonardo", UUID), CTXU),
+	RULE("wise-api-token", "Wise (TransferWise) API token",
+	    "transferwise|wise_api|wise_token",
+	    KV("transferwise|wise_(?:api|token)", UUID), CTXU),
+	RULE("bitwarden-access-token", "Bitwarden Secrets Manager access token",
+	    "bws_access_token|bitwarden",
+	    KV("bws_access_token|bitwarden",
+		"0\\." UUID "\\.[A-Za-z0-9]{20,40}:[A-Za-z0-9+/]{20,30}={0,2}"),
+	    CTXU),
+
+	/* ---- more documented prefixes ---- */
+	RULE("matrix-access-token", "Matrix (Synapse) access or refresh token",
+	    "syt_|syr_",
+	    B "(sy[tr]_[A-Za-z0-9]{2,120}_[A-Za-z0-9]{20}_[A-Za-z0-9]{6})" EA),
+	RULE("twitch-oauth-token", "Twitch chat OAuth token",
+	    "oauth:", B "(oauth:[a-z0-9]{30})" EA, .entropy = 3.5),
+	RULE("gcp-hmac-access-id", "Google Cloud Storage HMAC access id",
+	    "goog1", B "(GOOG1[A-Z0-9]{50,60})" EA, .entropy = 3.5),
+	RULE("volcengine-access-key", "Volcengine (ByteDance) access key id",
+	    "aklt", B "(AKLT[A-Za-z0-9_\\-]{32,60})" EA, .entropy = 3.5),
+	RULE("azure-sas-signature", "Azure Service Bus / Event Hubs SAS token",
+	    "sharedaccesssignature",
+	    "SharedAccessSignature\\s+[^\\s\"']{0,300}?\\bsig=([A-Za-z0-9%+/"
+	    "]{40,"
+	    "120}(?:%3D|=){0,2})",
+	    .after = 500),
+	RULE("infisical-token", "Infisical service token", "infisical",
+	    KV("infisical", "st\\.[a-f0-9]{24}\\.[a-f0-9]{32}\\.[a-f0-9]{32}"),
+	    CTX),
+	RULE("huawei-cloud-secret-key", "Huawei Cloud secret access key",
+	    "huawei|hwcloud", KV("huawei|hwcloud", ALNUM(40)), CTX),
+	RULE("mailtrap-api-token", "Mailtrap API token", "mailtrap",
+	    KV("mailtrap", HEX(32)), CTXH),
+	RULE("pipedrive-api-token", "Pipedrive API token", "pipedrive",
+	    KV("pipedrive", HEX(40)), CTXH),
+	RULE("bitly-access-token", "Bitly access token", "bitly",
+	    KV("bitly", HEX(40)), CTXH),
+	RULE("browserstack-access-key", "BrowserStack access key",
+	    "browserstack", KV("browserstack", ALNUM(20)), CTX),
+	RULE("cloudinary-api-secret", "Cloudinary API secret", "cloudinary",
+	    KV("cloudinary[A-Za-z_]{0,12}secret", "[A-Za-z0-9_\\-]{27}"), CTX),
+	RULE("apollo-graphos-key", "Apollo GraphOS API key", "apollo_",
+	    KV("apollo",
+		"(?:service|user):[A-Za-z0-9_.\\-]{3,64}:[A-Za-z0-9_\\-]{22}"),
+	    CTX),
+
+	/* ---- secrets in config formats the assignment rules do not read ----
+	 */
+	RULE("xml-attribute-secret",
+	    "Secret in an XML key/value pair (NuGet.config, app.config)",
+	    "password\" value=|passwd\" value=|secret\" value=|token\" value=|"
+	    "apikey\" value=|api_key\" value=|accesskey\" value=",
+	    "(?i:password|passwd|secret|token|apikey|api_key|accesskey)\"\\s+"
+	    "(?i:value)\\s*=\\s*\"([^\"\\s]{6,256})\"",
+	    .entropy = 2.4,
+	    .flags = LEAK_RF_VALUE | LEAK_RF_PASSWORD | LEAK_RF_HEX_OK |
+		LEAK_RF_UUID_OK),
+	RULE("php-define-secret", "Secret in a PHP define() (wp-config.php)",
+	    "define(",
+	    "define\\(\\s*['\"][A-Za-z0-9_]*(?:PASSWORD|PASS|SECRET|KEY|TOKEN|"
+	    "SALT)[A-Za-z0-9_]*['\"]\\s*,\\s*['\"]([^'\"\\s]{6,256})['\"]",
+	    .entropy = 2.4, .after = 400,
+	    .flags = LEAK_RF_VALUE | LEAK_RF_PASSWORD | LEAK_RF_HEX_OK),
+	RULE("sql-identified-by", "Password in SQL IDENTIFIED BY", "identified",
+	    "(?i:identified\\s+by)\\s+(?:password\\s+)?['\"]([^'\"]{4,128})"
+	    "['\"]",
+	    .validator = LEAK_V_URL_PASSWORD),
 
 	/* ---- private keys ---- */
 	RULE("private-key", "PEM private key", "private key-----",
@@ -1236,7 +1319,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-api-key", "API key assigned in config or code",
 	    "key|auth|api_secret|apisecret|api-secret|pat|license",
-	    "(?i:(?<!sec-websocket-)(?:key|auth|(?<![a-z])pat(?![a-z])|"
+	    "(?i:(?<!sec-websocket-)(?<!add "
+	    ")(?:key|auth|(?<![a-z])pat(?![a-z])|"
 	    "license|api[_.\\-]?secret)"
 	    "[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
