@@ -41,6 +41,13 @@
 	"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-"   \
 	"fA-F]{12}"
 
+/* Keys printed in providers' API references (never live), and public
+ * keys whose names look like a secret's: every rule that could take them
+ * for a secret allows them. */
+#define DOC_EXAMPLES                                                           \
+	"^sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)$"
+#define PUBLIC_KEYS "^(?:pub|sub)-c-"
+
 #define RULE(i, d, k, r, ...)                                                  \
 	{                                                                      \
 		.id = i, .description = d, .keywords = k, .regex = r,          \
@@ -119,7 +126,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 		"[a-f0-9]{32}|[A-Za-z0-9]{84}"),
 	    CTXH),
 	RULE("azure-cosmosdb-key", "Azure Cosmos DB account key", "cosmos",
-	    KV("cosmos", "[A-Za-z0-9+/]{86}=="), CTX),
+	    KV("cosmos", "[A-Za-z0-9+/]{86}=="), .entropy = 4.0),
 
 	/* ---- other clouds and hosting ---- */
 	RULE("digitalocean-pat", "DigitalOcean personal access token",
@@ -204,11 +211,14 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(pul-" HEX(40) ")" EA),
 	RULE("databricks-token", "Databricks personal access token", "dapi",
 	    B "(dapi" HEX(32) "(?:-\\d)?)" EA),
+	RULE("databricks-oauth-secret",
+	    "Databricks service principal OAuth secret", "\\bdose",
+	    B "(dose" HEX(32) ")" EA, .entropy = 3.0),
 	RULE("snowflake-password", "Snowflake account password", "snowflake",
 	    KV("snowflake[A-Za-z_]{0,12}pass(?:word)?", "[^\\s\"'`]{8,64}"),
 	    .flags = LEAK_RF_VALUE | LEAK_RF_PASSWORD),
 	RULE("confluent-api-secret", "Confluent Cloud API secret", "confluent",
-	    KV("confluent", "[A-Za-z0-9+/]{64}"), CTX),
+	    KV("confluent", "[A-Za-z0-9+/]{64}"), .entropy = 4.0),
 	RULE("mongodb-atlas-key", "MongoDB Atlas private API key",
 	    "atlas_private|mongodb_atlas|atlas_api",
 	    KV("atlas_private|mongodb_atlas|atlas_api", UUID), CTXU),
@@ -277,8 +287,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    KV("atlassian|jira|confluence", "[A-Za-z0-9]{24}"), CTX),
 	RULE("gitea-token", "Gitea / Forgejo access token", "gitea|forgejo",
 	    KV("gitea|forgejo", HEX(40)), CTXH),
-	RULE("circleci-token", "CircleCI personal API token", "ccipat_",
-	    B "(CCIPAT_[A-Za-z0-9]{22}_" HEX(40) ")" EA),
+	RULE("circleci-token", "CircleCI personal or project API token",
+	    "ccipat_|cciprj_",
+	    B "(CCIP(?:AT|RJ)_[A-Za-z0-9]{22}_" HEX(40) ")" EA),
 	RULE("circleci-token-legacy", "CircleCI API token", "circle",
 	    KV("circle(?:ci)?", HEX(40)), CTXH),
 	RULE("travis-ci-token", "Travis CI API token", "travis",
@@ -360,6 +371,10 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .before = 40),
 	RULE("stability-api-key", "Stability AI API key", "stability",
 	    KV("stability", "sk-[A-Za-z0-9]{48}"), CTX),
+	RULE("sk-hex-api-key",
+	    "API key in the sk- and 32 hex digits format (DeepSeek, DashScope)",
+	    "\\bsk-", B "(sk-" HEX(32) ")" EA, .entropy = 3.0,
+	    .flags = LEAK_RF_GENERIC),
 	RULE("sk-api-key", "API key in the sk- format (OpenAI-compatible)",
 	    "\\bsk-", B "(sk-[A-Za-z0-9]{32,64})" EA, .entropy = 4.0,
 	    .flags = LEAK_RF_GENERIC),
@@ -368,9 +383,15 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	/* Paystack secret keys share the sk_live_/sk_test_ prefix but are
 	 * exactly 40 lower-case hex digits after it (paystack-secret-key);
 	 * Stripe's are base62, which is never that. */
+	/* Clerk secret keys share Stripe's sk_live_/sk_test_ prefix and
+	 * alphabet: only the name next to the value tells them apart, so this
+	 * rule comes first and wins a tie with stripe-secret-key. */
+	RULE("clerk-secret-key", "Clerk secret key", "clerk_|clerksecret",
+	    KV("clerk", "sk_(?:live|test)_[A-Za-z0-9]{24,100}"), CTX,
+	    .before = 4),
 	RULE("stripe-secret-key", "Stripe secret key", "sk_live_|sk_test_",
 	    B "(sk_(?:live|test)_(?!" HEX(40) EA ")[A-Za-z0-9]{24,247})" EA,
-	    .entropy = 3.5),
+	    .entropy = 3.5, .allow = DOC_EXAMPLES),
 	RULE("stripe-restricted-key", "Stripe restricted key",
 	    "rk_live_|rk_test_", B "(rk_(?:live|test)_[A-Za-z0-9]{24,247})" EA,
 	    .entropy = 3.5),
@@ -476,8 +497,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("mailchimp-api-key", "Mailchimp API key", "-us",
 	    "(?<![A-Za-z0-9])(" HEX(32) "-us[0-9]{1,2})" EA, .before = 34,
 	    .flags = LEAK_RF_WINDOW),
-	RULE("mandrill-api-key", "Mandrill API key", "mandrill",
-	    KV("mandrill", "[A-Za-z0-9_\\-]{22}"), CTX),
+	RULE("mandrill-api-key", "Mandrill (Mailchimp Transactional) API key",
+	    "mandrill|mailchimp",
+	    KV("mandrill|mailchimp", "(?:md-)?[A-Za-z0-9_\\-]{22}"), CTX),
 	RULE("brevo-api-key", "Brevo (Sendinblue) API key",
 	    "xkeysib-|xsmtpsib-",
 	    B "(x(?:keysib|smtpsib)-" HEX(64) "-[A-Za-z0-9]{16})" EA),
@@ -533,7 +555,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("twitch-api-token", "Twitch API token", "twitch",
 	    KV("twitch", "[a-z0-9]{30}"), CTX),
 	RULE("dropbox-api-token", "Dropbox access token", "sl.|dropbox",
-	    B "(sl\\.[A-Za-z0-9_\\-]{130,1400})" E
+	    B "(sl\\.(?:u\\.)?[A-Za-z0-9_\\-]{130,1400})" E
 	      "|" KV("dropbox", "[A-Za-z0-9_\\-]{64}"),
 	    CTX, .after = 1500),
 	RULE("spotify-client-secret", "Spotify client secret", "spotify",
@@ -568,8 +590,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("notion-token", "Notion integration token", "secret_|ntn_",
 	    B "(secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})" EA,
 	    .entropy = 3.5),
-	RULE("linear-api-key", "Linear API key", "lin_api_",
-	    B "(lin_api_[A-Za-z0-9]{40})" EA),
+	RULE("linear-api-key", "Linear API key or OAuth token",
+	    "lin_api_|lin_oauth_",
+	    B "(lin_api_[A-Za-z0-9]{40}|lin_oauth_" HEX(64) ")" EA),
 	RULE("asana-pat", "Asana personal access token", "asana",
 	    KV("asana",
 		"[0-9]/[0-9]{14,16}:" HEX(32) "|[0-9]/[0-9]{14,16}/"
@@ -584,8 +607,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    CTX, .after = 600),
 	RULE("trello-token", "Trello API token", "trello",
 	    KV("trello", "[a-f0-9]{64}|ATTA[A-Za-z0-9]{60,70}"), CTXH),
-	RULE("hubspot-token", "HubSpot private app token", "pat-na1-|pat-eu1-",
-	    B "(pat-(?:na|eu)1-" UUID ")" EA),
+	RULE("hubspot-token", "HubSpot private app token", "\\bpat-",
+	    B "(pat-(?:na|eu|ap)[12]-" UUID ")" EA),
 	RULE("hubspot-api-key", "HubSpot legacy API key", "hubspot|hapikey",
 	    KV("hubspot|hapikey", UUID), CTXU),
 	RULE("typeform-token", "Typeform personal token", "tfp_",
@@ -963,6 +986,182 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "(?i:--token|bootstrap[A-Za-z_\\-]{0,12}token)[\"']?\\s{0,4}[=: ]"
 	    "\\s{0,4}[\"']?([a-z0-9]{6}\\.[a-z0-9]{16})(?![A-Za-z0-9])"),
 
+	/* ---- more providers: data, infra, dev tools, AI ---- */
+	RULE("pinecone-api-key-legacy", "Pinecone legacy API key", "pinecone",
+	    KV("pinecone", UUID), CTXU),
+	RULE("razorpay-key-id", "Razorpay API key id", "rzp_",
+	    B "(rzp_(?:live|test)_[A-Za-z0-9]{14})" EA, .entropy = 3.0),
+	RULE("intercom-access-token", "Intercom access token (base64 tok:)",
+	    "dg9roj", B "(dG9rOj[A-Za-z0-9+/]{40,80}={0,2})", .entropy = 4.0),
+	RULE("ably-api-key", "Ably API key (app.key:secret)", "ably_|\\bably.",
+	    "(?i:ably)[^\\n]{0,60}?(?<![A-Za-z0-9_\\-])([A-Za-z0-9_\\-]{6}\\."
+	    "[A-Za-z0-9_\\-]{6}:[A-Za-z0-9_+/=\\-]{40,50})(?![A-Za-z0-9_+/"
+	    "=\\-])",
+	    .entropy = 4.0, .after = 160),
+	RULE("pubnub-secret-key", "PubNub secret key", "sec-c-",
+	    B "(sec-c-[A-Za-z0-9+/=]{40,60})" E, .entropy = 3.5),
+	RULE("docker-swarm-join-token", "Docker Swarm join token", "swmtkn-1-",
+	    B "(SWMTKN-1-[a-z0-9]{50}-[a-z0-9]{25})" EA),
+	RULE("rancher-api-token", "Rancher API token", "token-",
+	    B "(token-[a-z0-9]{5}:[a-z0-9]{54})" EA, .entropy = 3.5),
+	RULE("teamcity-token", "TeamCity access token", "eyj0exaioiaivenwmij9",
+	    B "(eyJ0eXAiOiAiVENWMiJ9\\.[A-Za-z0-9_\\-]{20,80}\\.[A-Za-z0-9_\\-]"
+	      "{20,120})" E),
+	RULE("deno-deploy-token", "Deno Deploy access token", "ddp_",
+	    B "(ddp_[A-Za-z0-9]{36})" EA, .entropy = 3.5),
+	RULE("apify-api-token", "Apify API token", "apify_api_",
+	    B "(apify_api_[A-Za-z0-9]{36})" EA),
+	RULE("llamacloud-api-key", "LlamaCloud (LlamaIndex) API key", "llx-",
+	    B "(llx-[A-Za-z0-9]{40,60})" EA, .entropy = 3.5),
+	RULE("posthog-personal-api-key", "PostHog personal API key", "phx_",
+	    B "(phx_[A-Za-z0-9]{40,50})" EA, .entropy = 3.5),
+	RULE("riot-games-api-key", "Riot Games API key", "rgapi-",
+	    B "(RGAPI-" UUID ")" EA),
+	RULE("paddle-api-key", "Paddle Billing API key", "pdl_",
+	    B "(pdl_(?:live|sdbx)_apikey_[a-z0-9]{26}_[A-Za-z0-9_]{20,40})" EA),
+	RULE("checkout-secret-key", "Checkout.com secret key",
+	    "sk_sbox_|checkout_com|cko_",
+	    B "(sk_sbox_[a-z0-9]{26})" EA
+	      "|" KV("checkout[_\\-]?com|cko_", "sk_[a-z0-9]{26}"),
+	    CTX),
+	RULE("dbt-cloud-token", "dbt Cloud service or personal token",
+	    "dbtc_|dbtu_", B "(dbt[cu]_[A-Za-z0-9_\\-]{40,80})" E,
+	    .entropy = 3.5),
+	RULE("axiom-token", "Axiom API or personal token", "xaat-|xapt-",
+	    B "(xa[ap]t-" UUID ")" EA),
+	RULE("tinybird-token", "Tinybird token", "p.eyj",
+	    B "(p\\.eyJ[A-Za-z0-9_\\-]{20,400}\\.[A-Za-z0-9_\\-]{20,80})" E,
+	    .after = 500),
+	RULE("helicone-api-key", "Helicone API key", "sk-helicone-",
+	    B "(sk-helicone-[a-z0-9\\-]{20,80})" E),
+	RULE("openweather-api-key", "OpenWeather API key", "appid=|openweather",
+	    "(?:[?&](?i:appid)=|(?i:openweather)[A-Za-z0-9_.\\-]{0,24}[\"']?"
+	    "\\s{0,4}[=:]\\s{0,4}[\"']?)(" HEX(32) ")" EA,
+	    .before = 2, .flags = LEAK_RF_WINDOW | LEAK_RF_HEX_OK),
+	RULE("jdbc-password", "Password in a JDBC URL", "jdbc:",
+	    "(?i:jdbc:[a-z0-9]+:)(?:(?i:thin|oci8?):)?(?:[A-Za-z0-9_.$#\\-]"
+	    "{1,64}/([^@\\s\"'<>/]{1,128})@|[^\\s\"'<>]{0,300}?[;?&](?i:"
+	    "password|pwd)=([^;&\\s\"'<>]{1,128}))",
+	    .validator = LEAK_V_URL_PASSWORD, .after = 500),
+	RULE("shodan-api-key", "Shodan API key", "shodan",
+	    KV("shodan", ALNUM(32)), CTX),
+	RULE("virustotal-api-key", "VirusTotal API key", "virustotal|vt_api",
+	    KV("virustotal|vt_api", HEX(64)), CTXH),
+	RULE("steam-web-api-key", "Steam Web API key", "steam_|steamapi",
+	    KV("steam[_\\-]?(?:web)?[_\\-]?api", UHEX(32)), CTXH),
+	RULE("ghost-admin-api-key", "Ghost Admin API key", "ghost_",
+	    KV("ghost", HEX(24) ":" HEX(64)), CTXH),
+	RULE("box-api-token", "Box developer token or client secret", "box_",
+	    KV("box_(?:developer|client|access)", ALNUM(32)), CTX),
+	RULE("expo-access-token", "Expo access token", "expo_",
+	    KV("expo_(?:token|access)", "[A-Za-z0-9_\\-]{40}"), CTX),
+	RULE("infura-secret", "Infura project secret", "infura",
+	    KV("infura", HEX(32)), CTXH),
+	RULE("alchemy-api-key", "Alchemy API key", "alchemy",
+	    KV("alchemy", "[A-Za-z0-9_\\-]{32}"), CTX),
+	RULE("etherscan-api-key", "Etherscan API key", "etherscan",
+	    KV("etherscan", "[A-Z0-9]{34}"), CTX),
+	RULE("duo-secret-key", "Duo Security secret key", "duo_",
+	    KV("duo_(?:secret|skey|client_secret)", ALNUM(40)), CTX),
+	RULE("portainer-api-key", "Portainer API key", "portainer",
+	    KV("portainer", "ptr_[A-Za-z0-9+/=]{40,50}|[A-Za-z0-9+/=]{40,50}"),
+	    CTX),
+
+	RULE("amazon-lwa-client-secret",
+	    "Login with Amazon (LWA) client secret", "amzn1.oa2-cs.v1.",
+	    B "(amzn1\\.oa2-cs\\.v1\\." HEX(64) ")" EA),
+	RULE("cli-short-flag-password",
+	    "Password after mysql -p, sshpass -p, redis-cli -a or docker "
+	    "login -p",
+	    "mysql|sshpass|redis-cli|docker login",
+	    "(?:\\bmysql(?:dump|admin|import|sh)?\\b[^\\n|;&]{0,200}?\\s-p"
+	    "(?!\\s)[\"']?([^\\s\"'`;&|]{3,128})"
+	    "|\\bsshpass\\s+-p\\s*[\"']?([^\\s\"'`;&|]{3,128})"
+	    "|\\bredis-cli\\b[^\\n|;&]{0,200}?\\s-a\\s+[\"']?([^\\s\"'`;&|]"
+	    "{3,128})"
+	    "|\\bdocker\\s+login\\b[^\\n|;&]{0,200}?\\s(?:-p|--password)"
+	    "(?:\\s+|=)[\"']?([^\\s\"'`;&|]{3,128}))",
+	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 400),
+
+	/* ---- more providers whose keys are UUIDs (the generic rules take
+	 * a bare UUID for an identifier, so only the name tells) ---- */
+	RULE("cypress-record-key", "Cypress Cloud record key", "cypress",
+	    KV("cypress",
+		UUID) "|(?i:cypress)\\b[^\\n|;&]{0,200}?--key(?:=|\\s+)"
+		      "[\"']?(" UUID ")",
+	    CTXU, .after = 300),
+	RULE("saucelabs-access-key", "Sauce Labs access key", "sauce_",
+	    KV("sauce", UUID), CTXU),
+	RULE("exa-api-key", "Exa search API key", "exa_",
+	    KV("exa[_\\-](?:api|key)", UUID), CTXU),
+	RULE("leonardo-api-key", "Leonardo.Ai API key", "leonardo",
+	    KV("leonardo", UUID), CTXU),
+	RULE("wise-api-token", "Wise (TransferWise) API token",
+	    "transferwise|wise_", KV("transferwise|wise_(?:api|token)", UUID),
+	    CTXU),
+	RULE("bitwarden-access-token", "Bitwarden Secrets Manager access token",
+	    "bws_access_token|bitwarden",
+	    KV("bws_access_token|bitwarden",
+		"0\\." UUID "\\.[A-Za-z0-9]{20,40}:[A-Za-z0-9+/]{20,30}={0,2}"),
+	    CTXU),
+
+	/* ---- more documented prefixes ---- */
+	RULE("matrix-access-token", "Matrix (Synapse) access or refresh token",
+	    "syt_|syr_",
+	    B "(sy[tr]_[A-Za-z0-9]{2,120}_[A-Za-z0-9]{20}_[A-Za-z0-9]{6})" EA),
+	RULE("twitch-oauth-token", "Twitch chat OAuth token",
+	    "oauth:", B "(oauth:[a-z0-9]{30})" EA, .entropy = 3.5),
+	RULE("gcp-hmac-access-id", "Google Cloud Storage HMAC access id",
+	    "goog1", B "(GOOG1[A-Z0-9]{50,60})" EA, .entropy = 3.5),
+	RULE("volcengine-access-key", "Volcengine (ByteDance) access key id",
+	    "aklt", B "(AKLT[A-Za-z0-9_\\-]{32,60})" EA, .entropy = 3.5),
+	RULE("azure-sas-signature", "Azure Service Bus / Event Hubs SAS token",
+	    "sharedaccesssignature",
+	    "SharedAccessSignature\\s+[^\\s\"']{0,300}?\\bsig=([A-Za-z0-9%+/"
+	    "]{40,"
+	    "120}(?:%3D|=){0,2})",
+	    .after = 500),
+	RULE("infisical-token", "Infisical service token", "infisical",
+	    KV("infisical", "st\\.[a-f0-9]{24}\\.[a-f0-9]{32}\\.[a-f0-9]{32}"),
+	    CTX),
+	RULE("huawei-cloud-secret-key", "Huawei Cloud secret access key",
+	    "huawei|hwcloud", KV("huawei|hwcloud", ALNUM(40)), CTX),
+	RULE("mailtrap-api-token", "Mailtrap API token", "mailtrap",
+	    KV("mailtrap", HEX(32)), CTXH),
+	RULE("pipedrive-api-token", "Pipedrive API token", "pipedrive",
+	    KV("pipedrive", HEX(40)), CTXH),
+	RULE("bitly-access-token", "Bitly access token", "bitly",
+	    KV("bitly", HEX(40)), CTXH),
+	RULE("browserstack-access-key", "BrowserStack access key",
+	    "browserstack", KV("browserstack", ALNUM(20)), CTX),
+	RULE("cloudinary-api-secret", "Cloudinary API secret", "cloudinary",
+	    KV("cloudinary[A-Za-z_]{0,12}secret", "[A-Za-z0-9_\\-]{27}"), CTX),
+	RULE("apollo-graphos-key", "Apollo GraphOS API key", "apollo_",
+	    KV("apollo",
+		"(?:service|user):[A-Za-z0-9_.\\-]{3,64}:[A-Za-z0-9_\\-]{22}"),
+	    CTX),
+
+	/* ---- secrets in config formats the assignment rules do not read ----
+	 */
+	RULE("xml-attribute-secret",
+	    "Secret in an XML key/value pair (NuGet.config, app.config)",
+	    "\" value=",
+	    "(?i:password|passwd|secret|token|apikey|api_key|accesskey)\"\\s+"
+	    "(?i:value)\\s*=\\s*\"([^\"\\s]{6,256})\"",
+	    .entropy = 2.4, .before = 24,
+	    .flags = LEAK_RF_WINDOW | LEAK_RF_VALUE | LEAK_RF_PASSWORD |
+		LEAK_RF_HEX_OK | LEAK_RF_UUID_OK),
+	RULE("php-define-secret", "Secret in a PHP define() (wp-config.php)",
+	    "define(",
+	    "define\\(\\s*['\"][A-Za-z0-9_]*(?:PASSWORD|PASS|SECRET|KEY|TOKEN|"
+	    "SALT)[A-Za-z0-9_]*['\"]\\s*,\\s*['\"]([^'\"\\s]{6,256})['\"]",
+	    .entropy = 2.4, .after = 400,
+	    .flags = LEAK_RF_VALUE | LEAK_RF_PASSWORD | LEAK_RF_HEX_OK),
+	RULE("sql-identified-by", "Password in SQL IDENTIFIED BY", "identified",
+	    "(?i:identified\\s+by)\\s+(?:password\\s+)?['\"]([^'\"]{4,128})"
+	    "['\"]",
+	    .validator = LEAK_V_URL_PASSWORD),
+
 	/* ---- private keys ---- */
 	RULE("private-key", "PEM private key", "private key-----",
 	    "(-----BEGIN ((?:RSA |EC |DSA |ENCRYPTED |OPENSSH |SSH2 ENCRYPTED "
@@ -1043,7 +1242,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .entropy = 3.0,
 	    .flags = LEAK_RF_VALUE | LEAK_RF_GENERIC | LEAK_RF_HEX_OK |
 		LEAK_RF_UUID_OK,
-	    .before = 2, .after = 2100),
+	    .before = 2, .after = 2100, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("http-token-auth", "HTTP Authorization token header",
 	    "authorization",
 	    "(?i:\\b(?:proxy-)?authorization\\s*[:=]\\s*[\"']?"
@@ -1064,7 +1263,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .entropy = 3.2,
 	    .flags = LEAK_RF_WINDOW | LEAK_RF_VALUE | LEAK_RF_GENERIC |
 		LEAK_RF_HEX_OK | LEAK_RF_UUID_OK,
-	    .before = 64),
+	    .before = 64, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 
 	RULE("cli-flag-secret", "Secret passed as a command-line flag",
 	    "--token|--api|--password|--passwd|--secret|--client-secret|"
@@ -1090,7 +1289,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{6,128})",
 	    .entropy = 2.4,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_PASSWORD |
-		LEAK_RF_HEX_OK | LEAK_RF_ASSIGN),
+		LEAK_RF_HEX_OK | LEAK_RF_ASSIGN,
+	    .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-secret", "Secret assigned in config or code",
 	    "secret|private|credential|signing|encryption|master",
 	    "(?i:(?:secret|private[_.\\-]?key|credentials?|signing[_.\\-]?key|"
@@ -1099,24 +1299,28 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{8,256})",
 	    .entropy = 3.0,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
-		LEAK_RF_ASSIGN),
+		LEAK_RF_ASSIGN,
+	    .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-token", "Token assigned in config or code", "token",
 	    "(?i:token[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
 	    .entropy = 3.2,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
-		LEAK_RF_ASSIGN),
+		LEAK_RF_ASSIGN,
+	    .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-api-key", "API key assigned in config or code",
 	    "key|auth|api_secret|apisecret|api-secret|pat|license",
-	    "(?i:(?<!sec-websocket-)(?:key|auth|(?<![a-z])pat(?![a-z])|"
+	    "(?i:(?<!sec-websocket-)(?<!add "
+	    ")(?:key|auth|(?<![a-z])pat(?![a-z])|"
 	    "license|api[_.\\-]?secret)"
 	    "[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
 	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
 	    .entropy = 3.3,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
-		LEAK_RF_ASSIGN),
+		LEAK_RF_ASSIGN,
+	    .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 };
 
 const size_t leak_builtin_rules_count = AXG_ARRAY_LEN(leak_builtin_rules);
