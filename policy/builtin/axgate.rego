@@ -53,9 +53,8 @@ host_entries contains e if {
 }
 
 # input.host_type: "name", "ipv4" or "ipv6", given by the proxy.
-is_ip(h) if {
+is_ip(h) := input.host_type != "name" if {
 	input.host_type
-	input.host_type != "name"
 } else := true if {
 	not input.host_type
 	regex.match(`^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$`, h)
