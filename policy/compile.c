@@ -1260,10 +1260,22 @@ lower_ref(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 		cur = opd_local(lv->slot);
 		return lower_ref_path(cc, cur, items + 1, n - 1, sb, &t->loc);
 	case G_INPUT: {
-		struct stmt *s = emit(sb, IR_INPUT, &t->loc);
+		struct stmt *s;
+		size_t skip = 0;
+		struct opd k = { .kind = OPD_NONE };
+		/* input.key: one statement, not INPUT then DOT */
+		if (n > 1 && items[1]->kind == T_SCALAR &&
+		    t_evaluable(cc, items[1])) {
+			k = lower_eval(cc, items[1], sb);
+			skip = k.kind == OPD_CONST ? 1 : 0;
+		}
+		s = emit(sb, IR_INPUT, &t->loc);
 		s->out = temp(cc);
+		if (skip)
+			s->a = k;
 		cur = opd_local(s->out);
-		return lower_ref_path(cc, cur, items + 1, n - 1, sb, &t->loc);
+		return lower_ref_path(cc, cur, items + 1 + skip, n - 1 - skip,
+		    sb, &t->loc);
 	}
 	case G_DATA:
 		cur = lower_data(cc, cc->C->pol->root, items + 1, n - 1, &used,
@@ -1596,6 +1608,18 @@ lower_pattern(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 }
 
 static void lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb);
+
+/* A builtin that answers only true or false (or nothing). */
+static bool
+returns_bool(const struct axp_builtin *bi)
+{
+	size_t n, m = strlen("=> boolean");
+
+	if (bi == NULL || bi->decl == NULL)
+		return false;
+	n = strlen(bi->decl);
+	return n >= m && strcmp(bi->decl + n - m, "=> boolean") == 0;
+}
 struct jplan;
 static void lower_some_in(struct cc *cc, struct ast_expr *e, struct sbuf *sb,
     struct jplan *jp);
@@ -1752,6 +1776,16 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 			/* a query's term expression captures its value, false
 			 * included, as OPA does */
 			cc->expr_opds[cc->cur_expr] = a;
+			return;
+		}
+		if (e->a->kind == T_CALL && sb->n > 0 &&
+		    sb->s[sb->n - 1].op == IR_CALL &&
+		    sb->s[sb->n - 1].c.kind == OPD_LOCAL &&
+		    a.kind == OPD_LOCAL && sb->s[sb->n - 1].c.slot == a.slot &&
+		    returns_bool(sb->s[sb->n - 1].bi)) {
+			/* a test such as x > 0: the call's result must be
+			 * true, with no temporary and no TRUTHY */
+			sb->s[sb->n - 1].c = opd_const(cc->C, axv_bool(true));
 			return;
 		}
 		s = emit(sb, IR_TRUTHY, &e->loc);

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,9 @@ struct ev {
 	size_t fp, top, cap;
 	size_t *trail;
 	size_t ntrail, captrail;
-	struct cent *cache;
+	struct cent *cache, *top_cache;
+	uint32_t *touched; /* the groups cached at the top level */
+	size_t ntouched, captouched;
 	struct overlay *ov;
 	size_t nov, capov;
 	struct with_saved *wstack;
@@ -63,8 +66,8 @@ struct ev {
 	/* the error */
 	bool failed;
 	enum axp_errcode code;
-	char msg[512];
 	struct ast_loc loc;
+	char msg[512]; /* last: not cleared per evaluation */
 };
 
 static int run(struct ev *ev, const struct block *b, uint32_t i);
@@ -766,6 +769,15 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 		c.acc = axv_object_new(0);
 	else if (g->kind == RG_OBJECT)
 		c.acc = axv_object_new(0);
+	if (ev->cache == ev->top_cache) {
+		if (ev->ntouched == ev->captouched) {
+			ev->captouched =
+			    ev->captouched ? ev->captouched * 2 : 32;
+			ev->touched = axg_reallocarray(ev->touched,
+			    ev->captouched, sizeof(*ev->touched));
+		}
+		ev->touched[ev->ntouched++] = g->id;
+	}
 	ce->state = 1;
 	if (run_defs(ev, g, &c, NULL) < 0) {
 		ce->state = 0;
@@ -838,6 +850,38 @@ eval_func(struct ev *ev, const struct rgroup *g, struct axv *const *args,
 	return 0;
 }
 
+/* The time of the evaluation, for the builtins that read it: the clock is
+ * read once, by the first of them, not by every evaluation. */
+static int64_t
+uses_clock(struct ev *ev, const struct axp_builtin *bi)
+{
+	const char *n = bi->name;
+	bool clock = (bi->flags & AXP_BIF_NONDET) != 0;
+
+	if (!clock)
+		switch (n[0]) {
+		case 't':
+			clock = strncmp(n, "time.", 5) == 0;
+			break;
+		case 'i':
+			clock = strncmp(n, "io.jwt.", 7) == 0;
+			break;
+		case 'c':
+			clock = strncmp(n, "crypto.x509.", 12) == 0;
+			break;
+		case 'u':
+			clock = strncmp(n, "uuid.", 5) == 0;
+			break;
+		default:
+			break;
+		}
+	if (!clock)
+		return 0;
+	if (ev->now_ns == 0)
+		ev->now_ns = (int64_t)axg_now_ms() * 1000000;
+	return ev->now_ns;
+}
+
 /* Call a user function or a builtin, honouring mocks.  0 with *out (NULL:
  * undefined), or -1. */
 static int
@@ -880,7 +924,7 @@ call_any(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi,
 	ctx.msg[0] = '\0';
 	ctx.name = bi->name;
 	ctx.strict = ev->strict;
-	ctx.now_ns = ev->now_ns;
+	ctx.now_ns = uses_clock(ev, bi);
 	ctx.eval = ev;
 	rc = bi->fn(&ctx, args, out);
 	if (rc == AXP_BI_OK)
@@ -1372,7 +1416,11 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 	case IR_INPUT:
 		if (ev->input == NULL)
 			return 0;
-		return bind_run(ev, b, i, s->out, axv_ref(ev->input));
+		if (s->a.kind == OPD_NONE)
+			return bind_run(ev, b, i, s->out, axv_ref(ev->input));
+		if ((v = lookup(ev->input, s->a.val)) == NULL)
+			return 0;
+		return bind_run(ev, b, i, s->out, axv_ref(v));
 	case IR_BASEDATA:
 		if (ev->nov > 0 && has_data_overlays(ev))
 			v = base_at(ev, s->path);
@@ -1491,6 +1539,8 @@ struct evmem {
 	size_t captrail;
 	struct cent *cache;
 	size_t ncache;
+	uint32_t *touched;
+	size_t captouched;
 };
 
 static pthread_key_t evmem_key;
@@ -1507,6 +1557,7 @@ evmem_free(void *p)
 	free(m->slots);
 	free(m->trail);
 	free(m->cache);
+	free(m->touched);
 	free(m);
 }
 
@@ -1551,11 +1602,13 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 {
 	struct ev ev;
 	struct evmem *m = evmem_take();
-	size_t fp, need = 256, ngroups = q->pol->ngroups + 1;
+	size_t fp, need = 256, ngroups = q->pol->ngroups + 1, t;
 	uint32_t i;
 	int rc;
 
-	memset(&ev, 0, sizeof(ev));
+	/* all but the message buffer, written only on error */
+	memset(&ev, 0, offsetof(struct ev, msg));
+	ev.msg[0] = '\0';
 	ev.pol = q->pol;
 	ev.q = q;
 	ev.input = input ? axv_ref(input) : NULL;
@@ -1575,11 +1628,12 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	ev.cap = m->cap;
 	ev.trail = m->trail;
 	ev.captrail = m->captrail;
-	ev.cache = m->cache;
+	ev.cache = ev.top_cache = m->cache;
+	ev.touched = m->touched;
+	ev.captouched = m->captouched;
 	ev.max_steps = opts && opts->max_steps ? opts->max_steps : 10000000;
 	ev.strict = opts ? opts->strict : false;
-	ev.now_ns = opts && opts->now_ns ? opts->now_ns
-					 : (int64_t)axg_now_ms() * 1000000;
+	ev.now_ns = opts ? opts->now_ns : 0; /* 0: read when first needed */
 	ev.results = axv_array_new(0);
 	if (exprs != NULL)
 		ev.exprs = axv_array_new(0);
@@ -1587,13 +1641,16 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	rc = run(&ev, q->body, 0);
 	undo(&ev, 0);
 	/* leave the cache all zero for the next evaluation */
-	for (i = 0; i < q->pol->ngroups; i++) {
+	for (t = 0; t < ev.ntouched; t++) {
+		i = ev.touched[t];
 		if (ev.cache[i].state != 0) {
 			axv_unref(ev.cache[i].v);
 			ev.cache[i].v = NULL;
 			ev.cache[i].state = 0;
 		}
 	}
+	m->touched = ev.touched;
+	m->captouched = ev.captouched;
 	while (ev.nov > 0)
 		axv_unref(ev.ov[--ev.nov].val);
 	free(ev.ov);

@@ -1,6 +1,7 @@
 /* gate.c: load, compile and query an axgate policy (gate.h). */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "common/common.h"
 #include "policy/gate.h"
 #include "policy/policy-int.h"
+#include "policy/value-int.h"
 
 /* A `rego:` module larger than this is refused. */
 #define GATE_MAX_MODULE_BYTES (4u << 20)
@@ -468,11 +470,64 @@ gate_policy(const struct gate *g)
 	return g->pol;
 }
 
+/* The strings every input document uses (its keys, the host types and
+ * entry names), made once and immortal: building an input allocates only
+ * the request's own strings. */
+enum {
+	K_ADDR,
+	K_ADDR_CLASS,
+	K_CLIENT,
+	K_HEADERS,
+	K_HOST,
+	K_HOST_SUFFIXES,
+	K_HOST_TYPE,
+	K_JOB,
+	K_KIND,
+	K_METHOD,
+	K_MODEL,
+	K_PATH,
+	K_PORT,
+	K_QUERY,
+	K_ROUTE,
+	K_SCHEME,
+	K_SNI,
+	K_TOKENS,
+	K_IPV4,
+	K_IPV6,
+	K_NAME,
+	K_ENTRY, /* the entry names follow */
+	K_COUNT = K_ENTRY + GATE_NENTRIES
+};
+
+static const char *const interned_text[K_ENTRY] = { "addr", "addr_class",
+	"client", "headers", "host", "host_suffixes", "host_type", "job",
+	"kind", "method", "model", "path", "port", "query", "route", "scheme",
+	"sni", "tokens", "ipv4", "ipv6", "name" };
+
+static struct axv *interned[K_COUNT];
+static pthread_once_t interned_once = PTHREAD_ONCE_INIT;
+
 static void
-put_str(struct axv *o, const char *k, const char *v)
+interned_init(void)
+{
+	for (int i = 0; i < K_COUNT; i++) {
+		interned[i] = axv_cstr(
+		    i < K_ENTRY ? interned_text[i] : entry_names[i - K_ENTRY]);
+		interned[i]->refs = AXV_IMMORTAL;
+	}
+}
+
+static struct axv *
+istr(int k)
+{
+	return interned[k];
+}
+
+static void
+put_str(struct axv *o, int k, const char *v)
 {
 	if (v != NULL)
-		axv_object_put(o, axv_cstr(k), axv_cstr(v));
+		axv_object_put(o, istr(k), axv_cstr(v));
 }
 
 /* Header names lower-cased; a repeated field is joined with ", " as
@@ -524,51 +579,57 @@ host_facts(struct axv *in, const char *host)
 	const char *p;
 
 	if (inet_pton(AF_INET, host, buf) == 1) {
-		put_str(in, "host_type", "ipv4");
+		axv_object_put(in, istr(K_HOST_TYPE), istr(K_IPV4));
 		return;
 	}
 	if (inet_pton(AF_INET6, host, buf) == 1) {
-		put_str(in, "host_type", "ipv6");
+		axv_object_put(in, istr(K_HOST_TYPE), istr(K_IPV6));
 		return;
 	}
-	put_str(in, "host_type", "name");
+	/* keys in sorted order: host_suffixes before host_type */
 	sfx = axv_array_new(4);
 	for (p = strchr(host, '.'); p != NULL && p[1] != '\0';
 	     p = strchr(p + 1, '.'))
 		axv_array_push(sfx, axv_cstr(p + 1));
-	axv_object_put(in, axv_cstr("host_suffixes"), sfx);
+	axv_object_put(in, istr(K_HOST_SUFFIXES), sfx);
+	axv_object_put(in, istr(K_HOST_TYPE), istr(K_NAME));
 }
 
 struct axv *
 gate_input(const struct gate_request *r)
 {
-	struct axv *in = axv_object_new(16), *client;
+	struct axv *in, *client;
 
+	(void)pthread_once(&interned_once, interned_init);
+	in = axv_object_new(16);
 	/* keys in sorted order: each put is an append */
-	put_str(in, "addr", r->addr);
-	put_str(in, "addr_class", r->addr_class);
+	put_str(in, K_ADDR, r->addr);
+	put_str(in, K_ADDR_CLASS, r->addr_class);
 	client = axv_object_new(2);
-	put_str(client, "addr", r->client_addr);
-	put_str(client, "job", r->job);
-	axv_object_put(in, axv_cstr("client"), client);
+	put_str(client, K_ADDR, r->client_addr);
+	put_str(client, K_JOB, r->job);
+	axv_object_put(in, istr(K_CLIENT), client);
 	if (r->entry == GATE_HTTP)
-		axv_object_put(in, axv_cstr("headers"),
+		axv_object_put(in, istr(K_HEADERS),
 		    headers_object(r->headers, r->nheaders));
-	put_str(in, "host", r->host);
+	put_str(in, K_HOST, r->host);
 	if (r->host != NULL)
 		host_facts(in, r->host);
-	put_str(in, "job", r->job);
-	put_str(in, "kind", gate_entry_name(r->entry));
-	put_str(in, "method", r->method);
-	put_str(in, "model", r->model);
-	put_str(in, "path", r->path);
+	put_str(in, K_JOB, r->job);
+	if ((unsigned)r->entry < GATE_NENTRIES)
+		axv_object_put(in, istr(K_KIND), istr(K_ENTRY + r->entry));
+	else
+		put_str(in, K_KIND, "?");
+	put_str(in, K_METHOD, r->method);
+	put_str(in, K_MODEL, r->model);
+	put_str(in, K_PATH, r->path);
 	if (r->port > 0)
-		axv_object_put(in, axv_cstr("port"), axv_int(r->port));
-	put_str(in, "query", r->query);
-	put_str(in, "route", r->route);
-	put_str(in, "scheme", r->scheme);
-	put_str(in, "sni", r->sni);
+		axv_object_put(in, istr(K_PORT), axv_int(r->port));
+	put_str(in, K_QUERY, r->query);
+	put_str(in, K_ROUTE, r->route);
+	put_str(in, K_SCHEME, r->scheme);
+	put_str(in, K_SNI, r->sni);
 	if (r->entry == GATE_INFERENCE && r->tokens >= 0)
-		axv_object_put(in, axv_cstr("tokens"), axv_int(r->tokens));
+		axv_object_put(in, istr(K_TOKENS), axv_int(r->tokens));
 	return in;
 }

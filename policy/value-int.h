@@ -49,6 +49,10 @@ struct axv_obj {
 	size_t len, cap;
 	struct axv **k;
 	struct axv **v;
+	/* A hash of the string keys of a large object, built by the lookups
+	 * once it stops changing (see value.c); freed by an insertion. */
+	uint32_t *hidx;
+	uint32_t nget; /* lookups since the last insertion */
 };
 
 struct axv_set {

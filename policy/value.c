@@ -152,6 +152,7 @@ axv_free(struct axv *v)
 		}
 		free(o->k);
 		free(o->v);
+		free(o->hidx);
 		axv_mem_free(o, sizeof(*o));
 		return;
 	}
@@ -379,6 +380,11 @@ obj_insert(struct axv_obj *o, size_t pos, struct axv *key, struct axv *val)
 		o->k = axg_reallocarray(o->k, o->cap, sizeof(*o->k));
 		o->v = axg_reallocarray(o->v, o->cap, sizeof(*o->v));
 	}
+	if (o->hidx != NULL) {
+		free(o->hidx);
+		o->hidx = NULL;
+	}
+	o->nget = 0;
 	memmove(o->k + pos + 1, o->k + pos, (o->len - pos) * sizeof(*o->k));
 	memmove(o->v + pos + 1, o->v + pos, (o->len - pos) * sizeof(*o->v));
 	o->k[pos] = key;
@@ -464,6 +470,89 @@ find_str_key(struct axv *const *k, size_t len, const char *s, size_t n)
 	return -1;
 }
 
+/*
+ * The hash of a large object's string keys: open addressing over the key
+ * indexes (plus one; 0 is empty), t[0] holding the mask.  An object that
+ * is looked up OBJ_HASH_GETS times without an insertion in between (data,
+ * an input: they no longer change) gets one; the first lookup to need it
+ * builds it and publishes it atomically, as objects are shared between
+ * threads once built.  An insertion (only its owner makes one) frees it.
+ */
+#define OBJ_HASH_MIN  24
+#define OBJ_HASH_GETS 4
+
+static uint32_t
+str_hash(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+
+	/* eight bytes at a time, then the tail */
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (n > 0) {
+		w = 0;
+		while (n-- > 0)
+			w = (w << 8) | (unsigned char)s[n];
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (uint32_t)(h ^ (h >> 29));
+}
+
+static const uint32_t *
+obj_hash(const struct axv_obj *o)
+{
+	struct axv_obj *w = (struct axv_obj *)o;
+	uint32_t *t = __atomic_load_n(&w->hidx, __ATOMIC_ACQUIRE), *old;
+	size_t m = 16, i;
+
+	if (t != NULL || o->len < OBJ_HASH_MIN || o->len >= UINT32_MAX / 4)
+		return t;
+	if (__atomic_add_fetch(&w->nget, 1, __ATOMIC_RELAXED) < OBJ_HASH_GETS)
+		return NULL;
+	while (m < 2 * o->len)
+		m *= 2;
+	t = axg_calloc(m + 1, sizeof(*t));
+	t[0] = (uint32_t)(m - 1);
+	for (i = 0; i < o->len; i++) {
+		const struct axv_str *x = AXV_STR(o->k[i]);
+		uint32_t j;
+		if (o->k[i]->kind != AXV_STRING)
+			continue;
+		j = str_hash(x->s, x->len) & t[0];
+		while (t[1 + j] != 0)
+			j = (j + 1) & t[0];
+		t[1 + j] = (uint32_t)i + 1;
+	}
+	old = NULL;
+	if (!__atomic_compare_exchange_n(&w->hidx, &old, t, false,
+		__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		free(t);
+		t = old;
+	}
+	return t;
+}
+
+/* Index of the string key (s, n) in o, or -1. */
+static ptrdiff_t
+obj_find_str(const struct axv_obj *o, const char *s, size_t n)
+{
+	const uint32_t *t;
+	uint32_t j;
+
+	if (o->len < OBJ_HASH_MIN || (t = obj_hash(o)) == NULL)
+		return find_str_key(o->k, o->len, s, n);
+	for (j = str_hash(s, n) & t[0]; t[1 + j] != 0; j = (j + 1) & t[0]) {
+		const struct axv_str *x = AXV_STR(o->k[t[1 + j] - 1]);
+		if (x->len == n && (n == 0 || memcmp(x->s, s, n) == 0))
+			return (ptrdiff_t)t[1 + j] - 1;
+	}
+	return -1;
+}
+
 struct axv *
 axv_object_get(const struct axv *obj, const struct axv *key)
 {
@@ -471,8 +560,7 @@ axv_object_get(const struct axv *obj, const struct axv *key)
 	ptrdiff_t r;
 
 	if (key->kind == AXV_STRING)
-		r = find_str_key(o->k, o->len, AXV_STR(key)->s,
-		    AXV_STR(key)->len);
+		r = obj_find_str(o, AXV_STR(key)->s, AXV_STR(key)->len);
 	else
 		r = axv_bsearch(o->k, o->len, key);
 	return r >= 0 ? o->v[r] : NULL;
@@ -482,7 +570,7 @@ struct axv *
 axv_object_gets(const struct axv *obj, const char *key)
 {
 	const struct axv_obj *o = AXV_OBJ(obj);
-	ptrdiff_t i = find_str_key(o->k, o->len, key, strlen(key));
+	ptrdiff_t i = obj_find_str(o, key, strlen(key));
 
 	return i >= 0 ? o->v[i] : NULL;
 }

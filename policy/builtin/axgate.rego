@@ -53,9 +53,8 @@ host_entries contains e if {
 }
 
 # input.host_type: "name", "ipv4" or "ipv6", given by the proxy.
-is_ip(h) if {
+is_ip(h) := input.host_type != "name" if {
 	input.host_type
-	input.host_type != "name"
 } else := true if {
 	not input.host_type
 	regex.match(`^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$`, h)
@@ -85,10 +84,8 @@ connect := decision(true, "mode:allow", "network mode is allow: traffic is not g
 } else := decision(false, "mode:block", "network mode is block: no network access") if {
 	mode == "block"
 } else := decision(true, name, sprintf("%s:%d is allowed by policy %s", [input.host, input.port, name])) if {
-	count(connect_ok) > 0
 	name := min(connect_ok)
 } else := decision(false, name, sprintf("port %d of %s is not allowed (policy %s)", [input.port, input.host, name])) if {
-	count(host_known) > 0
 	name := min(host_known)
 } else := decision(false, "", sprintf("no policy allows %s", [input.host]))
 
@@ -117,10 +114,8 @@ http := decision(true, "mode:allow", "network mode is allow: traffic is not gate
 } else := decision(false, "mode:block", "network mode is block: no network access") if {
 	mode == "block"
 } else := decision(true, name, sprintf("%s %s on %s is allowed by policy %s", [input.method, input.path, input.host, name])) if {
-	count(http_ok) > 0
 	name := min(http_ok)
 } else := decision(false, name, sprintf("%s %s on %s:%d is not allowed (policy %s)", [input.method, input.path, input.host, input.port, name])) if {
-	count(host_known) > 0
 	name := min(host_known)
 } else := decision(false, "", sprintf("no policy allows %s", [input.host]))
 
@@ -151,8 +146,8 @@ special_range contains c if {
 special_why := sprintf("a %s address", [input.addr_class]) if {
 	is_string(input.addr_class)
 	input.addr_class != "public"
-} else := sprintf("in the special range %s", [min(special_range)]) if {
-	count(special_range) > 0
+} else := sprintf("in the special range %s", [r]) if {
+	r := min(special_range)
 }
 
 named_by_cidr contains e.policy if {
@@ -166,7 +161,6 @@ address := decision(true, "mode:allow", "network mode is allow: traffic is not g
 } else := decision(true, "address", sprintf("%s is a public address", [input.addr])) if {
 	not special_why
 } else := decision(true, name, sprintf("%s is in a range that policy %s names", [input.addr, name])) if {
-	count(named_by_cidr) > 0
 	name := min(named_by_cidr)
 } else := decision(false, "address", sprintf("%s resolves to %s, %s", [input.host, input.addr, special_why]))
 

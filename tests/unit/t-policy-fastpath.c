@@ -1,12 +1,15 @@
 /* Unit tests of the engine's fast paths: each gives the same result as
  * the general path it shortcuts (sprintf's plain %s and %d, string-keyed
- * object lookup, shared small integers, the value memory cache). */
+ * object lookup and its hash for large objects, shared small integers,
+ * the value memory cache, input.key in one statement, tests of boolean
+ * builtins without a temporary). */
 #include "config.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/ir.h"
 #include "policy/policy-int.h"
 #include "policy/value-int.h"
 #include "tests/tap.h"
@@ -230,6 +233,222 @@ test_object_get(void)
 	}
 }
 
+/* Large objects: lookups through the key hash agree with the general
+ * search, before and after insertions, and when threads race to build
+ * the hash. */
+static void *
+hash_reader(void *arg)
+{
+	struct axv *o = arg;
+	intptr_t bad = 0;
+	int x;
+
+	for (x = 0; x < 400; x++) {
+		char ks[16];
+		struct axv *k;
+		snprintf(ks, sizeof(ks), "key-%d", x);
+		k = axv_cstr(ks);
+		if (axv_object_get(o, k) != slow_get(o, k) ||
+		    (x < 300) != (axv_object_get(o, k) != NULL))
+			bad++;
+		axv_unref(k);
+	}
+	return (void *)bad;
+}
+
+static void
+test_object_hash(void)
+{
+	struct axv *o = axv_object_new(0), *k;
+	int bad = 0, x, round;
+	pthread_t t[4];
+	intptr_t tb = 0;
+
+	for (x = 0; x < 300; x++) {
+		char *ks = axg_asprintf("key-%d", x);
+		axv_object_put(o, axv_string_own(ks, strlen(ks)), axv_int(x));
+	}
+	axv_object_put(o, axv_int(7), axv_bool(true));
+	for (x = 0; x < 4; x++)
+		pthread_create(&t[x], NULL, hash_reader, o);
+	for (x = 0; x < 4; x++) {
+		void *r;
+		pthread_join(t[x], &r);
+		tb += (intptr_t)r;
+	}
+	is_int((int)tb, 0,
+	    "threads building a large object's key hash at once agree with "
+	    "the general search");
+	/* insert between lookups: the hash is dropped and rebuilt */
+	for (round = 0; round < 3; round++) {
+		char *ks = axg_asprintf("added-%d", round);
+		axv_object_put(o, axv_string_own(ks, strlen(ks)),
+		    axv_int(round));
+		for (x = -2; x < 310; x++) {
+			char kb[32];
+			snprintf(kb, sizeof(kb), x < 0 ? "added-%d" : "key-%d",
+			    x < 0 ? round + x + 1 : x);
+			k = axv_cstr(kb);
+			if (axv_object_get(o, k) != slow_get(o, k) ||
+			    axv_object_gets(o, kb) != slow_get(o, k))
+				bad++;
+			axv_unref(k);
+		}
+	}
+	k = axv_int(7);
+	if (axv_object_get(o, k) == NULL)
+		bad++;
+	axv_unref(k);
+	k = axv_cstr("");
+	if (axv_object_get(o, k) != NULL)
+		bad++;
+	axv_unref(k);
+	is_int(bad, 0,
+	    "a large object's lookups agree with the general "
+	    "search across insertions");
+	axv_unref(o);
+}
+
+/* The JSON of a query's results on a module and an input (NULL: none),
+ * or the error. */
+static char *
+eval_query(const char *module, const char *query, const char *input,
+    bool strict)
+{
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	struct axp_query *q = NULL;
+	struct axp_error err;
+	struct axv *res = NULL, *in = NULL;
+	struct axp_eval_opts o;
+	char *out;
+
+	axp_compiler_add_module(c, "t.rego", module, strlen(module));
+	p = axp_compiler_compile(c);
+	if (p == NULL) {
+		out = axg_asprintf("compile: %s",
+		    axp_compiler_error(c, 0)->message);
+		axp_compiler_free(c);
+		return out;
+	}
+	if (input != NULL)
+		in = axv_from_json(input, strlen(input), NULL, NULL, 0);
+	q = axp_query_prepare(p, query, &err);
+	memset(&o, 0, sizeof(o));
+	o.strict = strict;
+	if (q == NULL) {
+		out = axg_asprintf("query: %s", err.message);
+		axp_error_clear(&err);
+	} else if (axp_eval(q, in, &o, &res, &err) < 0) {
+		out = axg_asprintf("error: %s", err.message);
+		axp_error_clear(&err);
+	} else {
+		out = axv_json_str(res);
+	}
+	axv_unref(in);
+	axv_unref(res);
+	axp_query_free(q);
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	return out;
+}
+
+/* Two ways to write a rule body: the first takes a fast path, the second
+ * the general one; on every input they must give the same answer. */
+static void
+same_answers(const char *what, const char *fast, const char *general,
+    const char *const *inputs, size_t n, bool strict)
+{
+	char *mf = axg_asprintf("package t\nr if {\n%s\n}\n", fast);
+	char *mg = axg_asprintf("package t\nr if {\n%s\n}\n", general);
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *a = eval_query(mf, "x = data.t.r", inputs[i], strict);
+		char *b = eval_query(mg, "x = data.t.r", inputs[i], strict);
+		if (strcmp(a, b) != 0) {
+			bad++;
+			tap_diag("%s, input %s: %s vs %s", what,
+			    inputs[i] ? inputs[i] : "(none)", a, b);
+		}
+		free(a);
+		free(b);
+	}
+	is_int(bad, 0, "%s%s: same answers as the general path", what,
+	    strict ? " (strict)" : "");
+	free(mf);
+	free(mg);
+}
+
+static void
+test_compiled_fastpaths(void)
+{
+	static const char *const inputs[] = { NULL, "{}", "{\"port\": 443}",
+		"{\"port\": 0}", "{\"port\": \"443\"}", "{\"port\": null}",
+		"{\"port\": false}", "[1, 2]", "\"port\"", "7",
+		"{\"port\": 443, \"host\": \"a.example\"}" };
+	size_t n = AXG_ARRAY_LEN(inputs);
+	int strict;
+
+	for (strict = 0; strict < 2; strict++) {
+		/* input.key: INPUT with a key, against input then a lookup
+		 * through a local */
+		same_answers("input.port", "input.port", "i := input\ni.port",
+		    inputs, n, strict);
+		same_answers("input.port == 443", "input.port == 443",
+		    "i := input\ni[\"port\"] == 443", inputs, n, strict);
+		same_answers("input[\"port\"] in a set",
+		    "input[\"port\"] in {443, 0}",
+		    "i := input\ni.port in {443, 0}", inputs, n, strict);
+		/* a boolean builtin as a test: no temporary, no TRUTHY */
+		same_answers("x > 0 as a test", "input.port > 0",
+		    "b := input.port > 0\nb", inputs, n, strict);
+		same_answers("startswith as a test",
+		    "startswith(input.host, \"a.\")",
+		    "b := startswith(input.host, \"a.\")\nb", inputs, n,
+		    strict);
+		same_answers("not with a test", "not input.port < 100",
+		    "not lt(input.port, 100) == true", inputs, n, strict);
+		/* a builtin that is not boolean keeps TRUTHY semantics */
+		same_answers("object.get as a test",
+		    "object.get(input, \"port\", false)",
+		    "b := object.get(input, \"port\", false)\nb", inputs, n,
+		    strict);
+	}
+	/* the compiled form: `input.port > 0` is two statements, INPUT
+	 * with its key and a call whose result must be true */
+	{
+		static const char m[] = "package t\nr if input.port > 0\n";
+		struct axp_compiler *c = axp_compiler_new();
+		struct axp_policy *p;
+		const struct block *b = NULL;
+		uint32_t i;
+
+		axp_compiler_add_module(c, "t.rego", m, strlen(m));
+		p = axp_compiler_compile(c);
+		for (i = 0; p != NULL && i < p->ngroups; i++)
+			if (strcmp(p->groups[i]->name, "data.t.r") == 0)
+				b = p->groups[i]->defs[0]->body;
+		ok(b != NULL && b->n == 2 && b->s[0].op == IR_INPUT &&
+			b->s[0].a.kind == OPD_CONST && b->s[1].op == IR_CALL &&
+			b->s[1].c.kind == OPD_CONST,
+		    "input.port > 0 compiles to two statements");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+	/* with input as: the one-statement form reads the replaced input */
+	{
+		char *got =
+		    eval_query("package t\nr := input.port\n"
+			       "s := x if {\n"
+			       "x := r with input as {\"port\": 1}\n}\n",
+			"x = data.t.s", "{\"port\": 2}", false);
+		is_str(got, "[{\"x\":1}]", "input.port under with input as");
+		free(got);
+	}
+}
+
 static void
 test_small_ints(void)
 {
@@ -322,6 +541,8 @@ main(void)
 {
 	test_sprintf();
 	test_object_get();
+	test_object_hash();
+	test_compiled_fastpaths();
 	test_small_ints();
 	test_memory();
 	return tap_done();
