@@ -1092,6 +1092,55 @@ skip_all(const char *why)
 	tap_skip_all(why);
 }
 
+/* sbx_spec.before_exec: called while the job waits, confined, before
+ * its execve; a refusal means the job never runs. */
+static int hook_calls;
+static bool hook_saw_output;
+
+static int
+hook(void *arg, char *err, size_t errlen)
+{
+	struct stat st;
+
+	hook_calls++;
+	/* Time enough for a job that did not wait to have printed. */
+	usleep(200000);
+	hook_saw_output = fstat(outfd, &st) == 0 && st.st_size > 0;
+	if (arg != NULL)
+		return axg_seterr(err, errlen, "%s", (const char *)arg);
+	return 0;
+}
+
+static void
+test_before_exec(void)
+{
+	char *argv[] = { probe, "uid", NULL };
+	struct sbx_spec s;
+	struct sbx_result r;
+	int rc;
+
+	spec_for(&s, argv);
+	s.before_exec = hook;
+	hook_calls = 0;
+	rc = run(&s, &r);
+	is_int(rc, 0, "before_exec: a job with a hook that says go runs");
+	is_int(hook_calls, 1, "before_exec: the hook is called once");
+	ok(!hook_saw_output, "before_exec: the job waits for the hook");
+	is_str(out, "uid=65534 gid=65534 euid=65534 groups=0",
+	    "before_exec: and then runs confined");
+
+	s.before_exec_arg = (void *)"the proxy is not ready";
+	hook_calls = 0;
+	rc = run(&s, &r);
+	is_int(rc, SBX_EXIT_SETUP,
+	    "before_exec: a refusal stops the launch (exit %d)",
+	    SBX_EXIT_SETUP);
+	ok(!r.launched && hook_calls == 1 && out[0] == '\0',
+	    "before_exec: the job never ran");
+	like_str(errbuf, "the proxy is not ready",
+	    "before_exec: the hook's message is the launch's");
+}
+
 int
 main(void)
 {
@@ -1160,6 +1209,7 @@ main(void)
 	test_injected_failures();
 	test_teardown();
 	test_lifecycle();
+	test_before_exec();
 
 	is_int(count_lines("/proc/self/mountinfo"), mounts0,
 	    "no mount is left behind in the launcher's namespace");
