@@ -81,7 +81,8 @@ axv_object_group(struct axv_kv *kv, size_t n)
 
 	for (i = 0; i < n; i++)
 		kv[i].at = i;
-	qsort(kv, n, sizeof(*kv), kv_cmp);
+	if (n > 1)
+		qsort(kv, n, sizeof(*kv), kv_cmp);
 	/* Count the distinct keys first: the object is allocated once. */
 	for (i = 0; i < n; i++)
 		if (i == 0 || key_cmp(kv[i - 1].k, kv[i].k) != 0)
