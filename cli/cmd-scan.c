@@ -20,7 +20,7 @@
 
 #define SCAN_INPUT_MAX ((size_t)1 << 30)
 
-static const char *const enc_names[] = { "raw", "escaped", "base64" };
+static const char *const enc_names[] = { "raw", "escaped", "base64", "hex" };
 
 static char *
 read_stdin(size_t *lenp, char *err, size_t errlen)

@@ -42,7 +42,8 @@ struct leak_stream;
 enum leak_encoding {
 	LEAK_ENC_RAW = 0,
 	LEAK_ENC_ESCAPED = 1, /* JSON string escapes or percent-encoding */
-	LEAK_ENC_BASE64 = 2,  /* base64, base64url or hex */
+	LEAK_ENC_BASE64 = 2,  /* base64 or base64url */
+	LEAK_ENC_HEX = 3,     /* hex digits, two per byte */
 };
 
 #define LEAK_PREVIEW_MAX 24

@@ -210,7 +210,7 @@ map_to_root(const struct layer *ly, size_t a, size_t b, uint64_t *ra,
 			a = na;
 			b = nb;
 		}
-		if (*enc == LEAK_ENC_RAW || ly->enc == LEAK_ENC_BASE64)
+		if (*enc == LEAK_ENC_RAW || ly->enc >= LEAK_ENC_BASE64)
 			*enc = ly->enc;
 		ly = ly->parent;
 	}
@@ -660,7 +660,7 @@ scan_hex_runs(struct leak_scan *sc, const uint8_t *p, size_t s, size_t e,
 		if (!hex_text(p + b, len, out))
 			continue;
 		struct layer sub = { .parent = ly,
-			.enc = LEAK_ENC_BASE64,
+			.enc = LEAK_ENC_HEX,
 			.b64_off = b,
 			.b64_len = len,
 			.hex = true,

@@ -192,8 +192,8 @@ test_hex(void)
 	hexenc(&b, tok, false);
 	text = axg_asprintf("{\"h\":\"%s\"}", b.data);
 	is_int(scan(text, strlen(text), &f), 1, "hex-encoded secret found");
-	is_int(f.n ? (int)f.v[0].encoding : -1, LEAK_ENC_BASE64,
-	    "as an encoded one");
+	is_int(f.n ? (int)f.v[0].encoding : -1, LEAK_ENC_HEX,
+	    "as a hex-encoded one");
 	is_int(f.n ? f.v[0].offset : 0, 6, "at the start of the hex run");
 	is_int(f.n ? f.v[0].length : 0, 2 * strlen(tok), "over all of it");
 	free(text);
@@ -215,6 +215,8 @@ test_hex(void)
 	axg_buf_init(&b2, 0);
 	b64(&b2, b.data);
 	is_int(scan(b2.data, b2.len, &f), 1, "base64 of hex: found");
+	is_int(f.n ? (int)f.v[0].encoding : -1, LEAK_ENC_BASE64,
+	    "named by its outer encoding");
 	axg_buf_free(&b2);
 	/* Mixed case is not what a hex encoder writes. */
 	char *letter = strpbrk(b.data, "abcdef");
