@@ -191,4 +191,18 @@ void axg_sha256_update(struct axg_sha256 *s, const void *data, size_t n);
 void axg_sha256_final(struct axg_sha256 *s, unsigned char out[AXG_SHA256_LEN]);
 void axg_sha256(const void *data, size_t n, unsigned char out[AXG_SHA256_LEN]);
 
+/* ---- hex digits ---- */
+/* The value of one hex digit (either case), or -1. */
+static inline int
+axg_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif /* AXG_COMMON_H */

@@ -144,18 +144,6 @@ bi_base64url_decode(struct axp_bctx *ctx, struct axv *const *args,
 /* ---- hex ---- */
 
 static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 bi_hex_encode(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -203,21 +191,21 @@ bi_hex_decode(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	s = axv_str(args[0]);
 	n = axv_strlen(args[0]);
 	for (i = 0; i + 1 < n; i += 2) {
-		if (hexval((unsigned char)s[i]) < 0)
+		if (axg_hexval((unsigned char)s[i]) < 0)
 			return hex_bad_byte(ctx, s, n, i);
-		if (hexval((unsigned char)s[i + 1]) < 0)
+		if (axg_hexval((unsigned char)s[i + 1]) < 0)
 			return hex_bad_byte(ctx, s, n, i + 1);
 	}
 	if (n % 2 == 1) {
-		if (hexval((unsigned char)s[n - 1]) < 0)
+		if (axg_hexval((unsigned char)s[n - 1]) < 0)
 			return hex_bad_byte(ctx, s, n, n - 1);
 		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
 		    "odd length hex string");
 	}
 	r = axg_malloc(n / 2 + 1);
 	for (i = 0; i < n / 2; i++)
-		r[i] = (char)(hexval((unsigned char)s[2 * i]) << 4 |
-		    hexval((unsigned char)s[2 * i + 1]));
+		r[i] = (char)(axg_hexval((unsigned char)s[2 * i]) << 4 |
+		    axg_hexval((unsigned char)s[2 * i + 1]));
 	r[n / 2] = '\0';
 	*out = axv_string_own(r, n / 2);
 	return AXP_BI_OK;
@@ -261,8 +249,8 @@ query_unescape(const char *s, size_t n, struct axg_buf *b, char *bad,
 				snprintf(bad, badlen, "%.*s", (int)k, s + i);
 				return -1;
 			}
-			h = hexval((unsigned char)s[i + 1]);
-			l = hexval((unsigned char)s[i + 2]);
+			h = axg_hexval((unsigned char)s[i + 1]);
+			l = axg_hexval((unsigned char)s[i + 2]);
 			if (h < 0 || l < 0) {
 				snprintf(bad, badlen, "%.3s", s + i);
 				return -1;

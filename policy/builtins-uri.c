@@ -30,18 +30,6 @@ is_alnum(int c)
 	    (c >= '0' && c <= '9');
 }
 
-static int
-unhex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Go's shouldEscape for the modes used here. */
 static bool
 should_escape(int c, enum uenc mode)
@@ -75,13 +63,13 @@ unescape(struct uri *u, const char *s, size_t n, enum uenc mode)
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c == '%') {
-			if (i + 2 >= n || unhex(s[i + 1]) < 0 ||
-			    unhex(s[i + 2]) < 0 ||
-			    (mode == U_HOST && unhex(s[i + 1]) < 8 &&
+			if (i + 2 >= n || axg_hexval(s[i + 1]) < 0 ||
+			    axg_hexval(s[i + 2]) < 0 ||
+			    (mode == U_HOST && axg_hexval(s[i + 1]) < 8 &&
 				!(s[i + 1] == '2' && s[i + 2] == '5'))) {
 				size_t k = n - i < 3 ? n - i : 3;
-				if (i + 2 < n && unhex(s[i + 1]) >= 0 &&
-				    unhex(s[i + 2]) >= 0)
+				if (i + 2 < n && axg_hexval(s[i + 1]) >= 0 &&
+				    axg_hexval(s[i + 2]) >= 0)
 					k = 3;
 				snprintf(u->err, sizeof(u->err),
 				    "invalid URL escape \"%.*s\"", (int)k,
@@ -89,8 +77,8 @@ unescape(struct uri *u, const char *s, size_t n, enum uenc mode)
 				free(out);
 				return NULL;
 			}
-			out[o++] =
-			    (char)(unhex(s[i + 1]) * 16 + unhex(s[i + 2]));
+			out[o++] = (char)(axg_hexval(s[i + 1]) * 16 +
+			    axg_hexval(s[i + 2]));
 			i += 2;
 			continue;
 		}

@@ -54,18 +54,6 @@ bi_rfc4122(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	return AXP_BI_OK;
 }
 
-static int
-hexv(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* google/uuid.Parse; false on any other text. */
 static bool
 uuid_parse(const char *s, size_t n, unsigned char u[16])
@@ -76,7 +64,8 @@ uuid_parse(const char *s, size_t n, unsigned char u[16])
 
 	if (n == 32) {
 		for (i = 0; i < 16; i++) {
-			int h = hexv(s[2 * i]), l = hexv(s[2 * i + 1]);
+			int h = axg_hexval(s[2 * i]),
+			    l = axg_hexval(s[2 * i + 1]);
 			if (h < 0 || l < 0)
 				return false;
 			u[i] = (unsigned char)(h << 4 | l);
@@ -94,7 +83,7 @@ uuid_parse(const char *s, size_t n, unsigned char u[16])
 	if (s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
 		return false;
 	for (i = 0; i < 16; i++) {
-		int h = hexv(s[pos[i]]), l = hexv(s[pos[i] + 1]);
+		int h = axg_hexval(s[pos[i]]), l = axg_hexval(s[pos[i] + 1]);
 		if (h < 0 || l < 0)
 			return false;
 		u[i] = (unsigned char)(h << 4 | l);

@@ -88,18 +88,6 @@ jp_ws(struct jp *j)
 		j->p++;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void
 put_utf8(struct axg_buf *b, uint32_t cp)
 {
@@ -137,7 +125,7 @@ read_hex4(const char *p, const char *end, uint32_t *out)
 	if (end - p < 4)
 		return -1;
 	for (i = 0; i < 4; i++) {
-		if ((h = hexval(p[i])) < 0)
+		if ((h = axg_hexval(p[i])) < 0)
 			return -1;
 		v = v << 4 | (uint32_t)h;
 	}

@@ -11,18 +11,6 @@
 #include "common/common.h"
 #include "safety/safety-int.h"
 
-static int
-hexval(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The output never outgrows the input except for \uXXXX (6 bytes -> at
  * most 3), so reserving n bytes up front is enough. */
 #define EMIT(c, from)                                                          \
@@ -54,8 +42,8 @@ size_t
 leak_escape_at(const uint8_t *p, size_t n, size_t i)
 {
 	if (p[i] == '%')
-		return i + 2 < n && hexval(p[i + 1]) >= 0 &&
-			hexval(p[i + 2]) >= 0
+		return i + 2 < n && axg_hexval(p[i + 1]) >= 0 &&
+			axg_hexval(p[i + 2]) >= 0
 		    ? 3
 		    : 0;
 	if (p[i] != '\\' || i + 1 >= n)
@@ -64,14 +52,14 @@ leak_escape_at(const uint8_t *p, size_t n, size_t i)
 	case '/':
 		return 2;
 	case 'u':
-		return i + 5 < n && hexval(p[i + 2]) >= 0 &&
-			hexval(p[i + 3]) >= 0 && hexval(p[i + 4]) >= 0 &&
-			hexval(p[i + 5]) >= 0
+		return i + 5 < n && axg_hexval(p[i + 2]) >= 0 &&
+			axg_hexval(p[i + 3]) >= 0 &&
+			axg_hexval(p[i + 4]) >= 0 && axg_hexval(p[i + 5]) >= 0
 		    ? 6
 		    : 0;
 	case 'x':
-		return i + 3 < n && hexval(p[i + 2]) >= 0 &&
-			hexval(p[i + 3]) >= 0
+		return i + 3 < n && axg_hexval(p[i + 2]) >= 0 &&
+			axg_hexval(p[i + 3]) >= 0
 		    ? 4
 		    : 0;
 	default:
@@ -104,9 +92,10 @@ leak_decode_escapes(const uint8_t *p, size_t n, size_t base,
 			i++;
 			continue;
 		}
-		if (c == '%' && i + 2 < n && hexval(p[i + 1]) >= 0 &&
-		    hexval(p[i + 2]) >= 0) {
-			EMIT(hexval(p[i + 1]) * 16 + hexval(p[i + 2]), i);
+		if (c == '%' && i + 2 < n && axg_hexval(p[i + 1]) >= 0 &&
+		    axg_hexval(p[i + 2]) >= 0) {
+			EMIT(axg_hexval(p[i + 1]) * 16 + axg_hexval(p[i + 2]),
+			    i);
 			i += 3;
 			changed = true;
 			continue;
@@ -132,10 +121,11 @@ leak_decode_escapes(const uint8_t *p, size_t n, size_t base,
 			case 'u':
 				if (leak_escape_at(p, n, i) == 6) {
 					uint32_t cp =
-					    (uint32_t)(hexval(p[i + 2]) << 12 |
-						hexval(p[i + 3]) << 8 |
-						hexval(p[i + 4]) << 4 |
-						hexval(p[i + 5]));
+					    (uint32_t)(axg_hexval(p[i + 2])
+						    << 12 |
+						axg_hexval(p[i + 3]) << 8 |
+						axg_hexval(p[i + 4]) << 4 |
+						axg_hexval(p[i + 5]));
 					k = emit_cp(o, m, k, cp, base, i);
 					i += 6;
 					changed = true;
@@ -144,8 +134,8 @@ leak_decode_escapes(const uint8_t *p, size_t n, size_t base,
 				break;
 			case 'x':
 				if (leak_escape_at(p, n, i) == 4) {
-					EMIT(hexval(p[i + 2]) * 16 +
-						hexval(p[i + 3]),
+					EMIT(axg_hexval(p[i + 2]) * 16 +
+						axg_hexval(p[i + 3]),
 					    i);
 					i += 4;
 					changed = true;

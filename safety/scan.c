@@ -599,18 +599,6 @@ mostly_text(const uint8_t *p, size_t n)
 static int scan_layer(struct leak_scan *sc, const uint8_t *p, size_t n,
     const struct layer *ly, int depth);
 
-static int
-hexval(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decode the hex run p[0..n) (n even) into out if it is text: printable
  * ASCII, tabs and line ends.  Digests, hashes and binary keys written as
  * hex are not text and are not decoded; most fail at the first byte, as
@@ -621,7 +609,7 @@ hex_text(const uint8_t *p, size_t n, uint8_t *out)
 	bool lower = false, upper = false;
 
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = hexval(p[i]), lo = hexval(p[i + 1]);
+		int hi = axg_hexval(p[i]), lo = axg_hexval(p[i + 1]);
 		uint8_t c = (uint8_t)(hi << 4 | lo);
 		if (c == 0x7f ||
 		    (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
@@ -645,12 +633,12 @@ scan_hex_runs(struct leak_scan *sc, const uint8_t *p, size_t s, size_t e,
 	size_t i = s;
 
 	while (i + HEX_RUN_MIN <= e) {
-		if (hexval(p[i]) < 0) {
+		if (axg_hexval(p[i]) < 0) {
 			i++;
 			continue;
 		}
 		size_t b = i;
-		while (i < e && hexval(p[i]) >= 0)
+		while (i < e && axg_hexval(p[i]) >= 0)
 			i++;
 		size_t len = i - b;
 		if (len < HEX_RUN_MIN || len > LEAK_HEX_RUN_MAX)
