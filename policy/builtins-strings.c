@@ -14,10 +14,10 @@
 static int
 bi_concat(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
-	struct axg_buf b;
-	size_t i, n;
+	size_t i, n, seplen, total = 0;
+	const char *sep;
 	bool is_set;
-	char *s;
+	char *p;
 
 	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
 		return AXP_BI_ERROR;
@@ -26,23 +26,29 @@ bi_concat(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 		return axp_bi_type_error(ctx, 2, "one of {array, set}",
 		    args[1]);
 	n = is_set ? axv_set_len(args[1]) : axv_array_len(args[1]);
-	axg_buf_init(&b, 0);
+	sep = axv_str(args[0]);
+	seplen = axv_strlen(args[0]);
+	/* one pass to check and measure, one to copy into the result */
 	for (i = 0; i < n; i++) {
 		struct axv *e =
 		    is_set ? axv_set_at(args[1], i) : axv_array_get(args[1], i);
-		if (axv_kind(e) != AXV_STRING) {
-			axg_buf_free(&b);
+		if (axv_kind(e) != AXV_STRING)
 			return axp_bi_type_error(ctx, 2,
 			    is_set ? "set of strings" : "array of strings",
 			    args[1]);
-		}
-		if (i > 0)
-			axg_buf_append(&b, axv_str(args[0]),
-			    axv_strlen(args[0]));
-		axg_buf_append(&b, axv_str(e), axv_strlen(e));
+		total += axv_strlen(e) + (i > 0 ? seplen : 0);
 	}
-	s = axg_buf_steal(&b, &n);
-	*out = axv_string_own(s, n);
+	*out = axv_string_new(total, &p);
+	for (i = 0; i < n; i++) {
+		struct axv *e =
+		    is_set ? axv_set_at(args[1], i) : axv_array_get(args[1], i);
+		if (i > 0) {
+			memcpy(p, sep, seplen);
+			p += seplen;
+		}
+		memcpy(p, axv_str(e), axv_strlen(e));
+		p += axv_strlen(e);
+	}
 	return AXP_BI_OK;
 }
 

@@ -1736,6 +1736,42 @@ lower_with(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 	s->nargs = (uint32_t)e->nwiths;
 }
 
+/* x := f(...), x = input.a.b and the like: when the statement last lowered
+ * left the value in a temporary (val), let it write the pattern directly
+ * and emit no UNIFY.  A call unifies its result with its c operand, so
+ * any pattern will do; the other statements bind their out slot without
+ * looking, so only a variable not yet bound. */
+static bool
+fuse_unify(struct cc *cc, struct stmt *last, const struct opd *val,
+    const struct opd *pat)
+{
+	if (val->kind != OPD_LOCAL)
+		return false;
+	switch ((enum ir_opcode)last->op) {
+	case IR_CALL:
+	case IR_CALLFN:
+		if (last->c.kind != OPD_LOCAL || last->c.slot != val->slot)
+			return false;
+		last->c = *pat;
+		mark_bound_opd(cc, pat);
+		return true;
+	case IR_INPUT:
+	case IR_BASEDATA:
+	case IR_DATA:
+	case IR_RULE:
+	case IR_DOT:
+	case IR_COMPR:
+		if (last->out != val->slot || pat->kind != OPD_LOCAL ||
+		    cc->bound[pat->slot])
+			return false;
+		last->out = pat->slot;
+		cc->bound[pat->slot] = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void
 lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 {
@@ -1794,12 +1830,22 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 	case E_UNIFY:
 	case E_ASSIGN:
 		if (t_evaluable(cc, e->b)) {
+			size_t n0 = sb->n, n1;
 			b = lower_eval(cc, e->b, sb);
+			n1 = sb->n;
 			a = t_evaluable(cc, e->a) ? lower_eval(cc, e->a, sb)
 						  : lower_pattern(cc, e->a, sb);
+			if (n1 > n0 && sb->n == n1 &&
+			    fuse_unify(cc, &sb->s[n1 - 1], &b, &a))
+				return;
 		} else if (t_evaluable(cc, e->a)) {
+			size_t n0 = sb->n, n1;
 			a = lower_eval(cc, e->a, sb);
+			n1 = sb->n;
 			b = lower_pattern(cc, e->b, sb);
+			if (n1 > n0 && sb->n == n1 &&
+			    fuse_unify(cc, &sb->s[n1 - 1], &a, &b))
+				return;
 		} else {
 			a = lower_pattern(cc, e->a, sb);
 			b = lower_pattern(cc, e->b, sb);

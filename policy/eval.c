@@ -94,28 +94,50 @@ ev_error(struct ev *ev, const struct ast_loc *loc, enum axp_errcode code,
 }
 
 /* ---- slots and the trail ---- */
+/* The trail lists the slots bound since a mark, so that backtracking can
+ * unbind them: slot index << 1, with the low bit set when the slot holds a
+ * lent value (no reference of its own: the input, the policy's data, an
+ * element of a collection that outlives the binding). */
 #define SLOT(ev, i) ((ev)->slots[(ev)->fp + (i)])
 
+static void
+trail_push(struct ev *ev, size_t t)
+{
+	if (ev->ntrail == ev->captrail) {
+		ev->captrail = ev->captrail ? ev->captrail * 2 : 256;
+		ev->trail = axg_reallocarray(ev->trail, ev->captrail,
+		    sizeof(*ev->trail));
+	}
+	ev->trail[ev->ntrail++] = t;
+}
+
+/* Bind slot to v, taking over the caller's reference. */
 static void
 bind(struct ev *ev, uint32_t slot, struct axv *v)
 {
 	size_t idx = ev->fp + slot;
 
 	ev->slots[idx] = v;
-	if (ev->ntrail == ev->captrail) {
-		ev->captrail = ev->captrail ? ev->captrail * 2 : 256;
-		ev->trail = axg_reallocarray(ev->trail, ev->captrail,
-		    sizeof(*ev->trail));
-	}
-	ev->trail[ev->ntrail++] = idx;
+	trail_push(ev, idx << 1);
+}
+
+/* Bind slot to v without a reference: v must outlive the binding. */
+static void
+lend(struct ev *ev, uint32_t slot, struct axv *v)
+{
+	size_t idx = ev->fp + slot;
+
+	ev->slots[idx] = v;
+	trail_push(ev, idx << 1 | 1);
 }
 
 static void
 undo(struct ev *ev, size_t mark)
 {
 	while (ev->ntrail > mark) {
-		size_t idx = ev->trail[--ev->ntrail];
-		axv_unref(ev->slots[idx]);
+		size_t t = ev->trail[--ev->ntrail], idx = t >> 1;
+		if ((t & 1) == 0)
+			axv_unref(ev->slots[idx]);
 		ev->slots[idx] = NULL;
 	}
 }
@@ -206,8 +228,10 @@ peek(struct ev *ev, const struct opd *o)
 	return NULL;
 }
 
+/* Unify pattern p with v.  lent: v outlives the bindings made, which then
+ * take no reference. */
 static bool
-unify_val(struct ev *ev, const struct opd *p, struct axv *v)
+unify_pat(struct ev *ev, const struct opd *p, struct axv *v, bool lent)
 {
 	struct axv *k, *e;
 	uint32_t i;
@@ -219,13 +243,17 @@ unify_val(struct ev *ev, const struct opd *p, struct axv *v)
 	case OPD_LOCAL:
 		if (SLOT(ev, p->slot) != NULL)
 			return axv_equal(SLOT(ev, p->slot), v);
-		bind(ev, p->slot, axv_ref(v));
+		if (lent)
+			lend(ev, p->slot, v);
+		else
+			bind(ev, p->slot, axv_ref(v));
 		return true;
 	case OPD_ARRAY:
 		if (axv_kind(v) != AXV_ARRAY || axv_array_len(v) != p->n)
 			return false;
 		for (i = 0; i < p->n; i++)
-			if (!unify_val(ev, &p->items[i], axv_array_get(v, i)))
+			if (!unify_pat(ev, &p->items[i], axv_array_get(v, i),
+				lent))
 				return false;
 		return true;
 	case OPD_OBJECT:
@@ -237,7 +265,7 @@ unify_val(struct ev *ev, const struct opd *p, struct axv *v)
 			e = axv_object_get(v, k);
 			axv_unref(k);
 			if (e == NULL ||
-			    !unify_val(ev, &p->items[2 * i + 1], e))
+			    !unify_pat(ev, &p->items[2 * i + 1], e, lent))
 				return false;
 		}
 		return true;
@@ -250,6 +278,12 @@ unify_val(struct ev *ev, const struct opd *p, struct axv *v)
 	default:
 		return false;
 	}
+}
+
+static bool
+unify_val(struct ev *ev, const struct opd *p, struct axv *v)
+{
+	return unify_pat(ev, p, v, false);
 }
 
 static bool
@@ -469,7 +503,7 @@ base_at(struct ev *ev, struct axv *path)
 }
 
 static int eval_group(struct ev *ev, const struct rgroup *g,
-    const struct ast_loc *loc, struct axv **out);
+    const struct ast_loc *loc, struct axv **out, bool *lent);
 
 /* Base data b merged with a rule's value v (both references taken): objects
  * merge key by key, and elsewhere the base document keeps its value. */
@@ -511,7 +545,7 @@ virtual_doc(struct ev *ev, const struct dnode *n, const struct ast_loc *loc,
 
 	if (n->rg != NULL) {
 		axv_unref(base);
-		if (eval_group(ev, n->rg, loc, &base) < 0)
+		if (eval_group(ev, n->rg, loc, &base, NULL) < 0)
 			return -1;
 		if (base != NULL && axv_kind(base) == AXV_OBJECT)
 			nrule = axv_object_len(base);
@@ -717,7 +751,7 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 			}
 			mark = ev->ntrail;
 			for (j = 0; j < d->nargs && ok; j++)
-				ok = unify_val(ev, &d->args[j], args[j]);
+				ok = unify_pat(ev, &d->args[j], args[j], true);
 			if (ok)
 				rc = run(ev, d->body, 0);
 			undo(ev, mark);
@@ -732,14 +766,23 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 
 static int
 eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
-    struct axv **out)
+    struct axv **out, bool *lent)
 {
 	struct collector c;
 	struct cent *ce = &ev->cache[g->id];
 	bool rep = false;
 
 	*out = NULL;
+	if (lent != NULL)
+		*lent = false;
 	if (ce->state == 2) {
+		if (lent != NULL) {
+			/* the cache keeps it until the evaluation, or the
+			 * with-modifier that made the cache, ends */
+			*out = ce->v;
+			*lent = true;
+			return 0;
+		}
 		*out = axv_ref(ce->v);
 		return 0;
 	}
@@ -801,6 +844,11 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 		c.acc = apply_data_overlays(ev, g->node->path, c.acc, &rep);
 	ce->state = 2;
 	ce->v = c.acc;
+	if (lent != NULL) {
+		*out = c.acc;
+		*lent = true;
+		return 0;
+	}
 	*out = axv_ref(c.acc);
 	return 0;
 }
@@ -1066,19 +1114,6 @@ done(struct ev *ev, const struct block *b)
 	return 0;
 }
 
-static int
-bind_run(struct ev *ev, const struct block *b, uint32_t i, uint32_t slot,
-    struct axv *v)
-{
-	size_t mark = ev->ntrail;
-	int rc;
-
-	bind(ev, slot, v);
-	rc = run(ev, b, i + 1);
-	undo(ev, mark);
-	return rc;
-}
-
 static int scan_coll(struct ev *ev, const struct block *b, uint32_t i,
     const struct stmt *s, struct axv *coll);
 
@@ -1111,7 +1146,7 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 		struct axv *v = lookup(coll, key);
 		if (axv_kind(coll) == AXV_STRING)
 			v = NULL;
-		if (v != NULL && unify_val(ev, &s->c, v))
+		if (v != NULL && unify_pat(ev, &s->c, v, true))
 			rc = run(ev, b, i + 1);
 		undo(ev, mark);
 		axv_unref(key);
@@ -1123,17 +1158,18 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 		for (j = 0; j < n && rc == 0; j++) {
 			struct axv *ix = axv_int((int64_t)j);
 			if (unify_val(ev, &s->b, ix) &&
-			    unify_val(ev, &s->c, axv_array_get(coll, j)))
+			    unify_pat(ev, &s->c, axv_array_get(coll, j), true))
 				rc = run(ev, b, i + 1);
-			axv_unref(ix);
 			undo(ev, mark);
+			axv_unref(ix);
 		}
 		break;
 	case AXV_OBJECT:
 		n = axv_object_len(coll);
 		for (j = 0; j < n && rc == 0; j++) {
-			if (unify_val(ev, &s->b, axv_object_key(coll, j)) &&
-			    unify_val(ev, &s->c, axv_object_val(coll, j)))
+			if (unify_pat(ev, &s->b, axv_object_key(coll, j),
+				true) &&
+			    unify_pat(ev, &s->c, axv_object_val(coll, j), true))
 				rc = run(ev, b, i + 1);
 			undo(ev, mark);
 		}
@@ -1141,8 +1177,8 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 	case AXV_SET:
 		n = axv_set_len(coll);
 		for (j = 0; j < n && rc == 0; j++) {
-			if (unify_val(ev, &s->b, axv_set_at(coll, j)) &&
-			    unify_val(ev, &s->c, axv_set_at(coll, j)))
+			if (unify_pat(ev, &s->b, axv_set_at(coll, j), true) &&
+			    unify_pat(ev, &s->c, axv_set_at(coll, j), true))
 				rc = run(ev, b, i + 1);
 			undo(ev, mark);
 		}
@@ -1194,22 +1230,60 @@ iscan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
 			v = k;
 			break;
 		}
-		if (unify_val(ev, &s->b, k) && unify_val(ev, &s->c, v))
+		if (unify_val(ev, &s->b, k) && unify_pat(ev, &s->c, v, true))
 			rc = run(ev, b, i + 1);
-		axv_unref(k);
 		undo(ev, mark);
+		axv_unref(k);
 	}
 	jidx_cands_free(&c);
 	return rc;
 }
 
+/* A CALL or CALLFN statement: 1 when its result unified with c (the
+ * bindings made stay on the trail), 0 when undefined or not unified, -1 on
+ * error. */
+/* An array argument such as sprintf's [a, b, c] whose elements are all
+ * constants or bound locals: an array that lends them (takes no
+ * references), or NULL. */
+static struct axv *
+lend_array(struct ev *ev, const struct opd *o)
+{
+	struct axv *a;
+	uint32_t i;
+
+	if (o->kind != OPD_ARRAY)
+		return NULL;
+	for (i = 0; i < o->n; i++)
+		if (peek(ev, &o->items[i]) == NULL)
+			return NULL;
+	a = axv_array_new(o->n);
+	for (i = 0; i < o->n; i++)
+		axv_array_push(a, peek(ev, &o->items[i]));
+	return a;
+}
+
+/* Release an array made by lend_array.  If the call kept it, it becomes an
+ * ordinary array that owns its elements. */
+static void
+unlend_array(struct axv *a)
+{
+	struct axv_arr *arr = (struct axv_arr *)a;
+	size_t i;
+
+	if (arr->h.refs == 1) {
+		arr->len = 0;
+	} else {
+		for (i = 0; i < arr->len; i++)
+			axv_ref(arr->e[i]);
+	}
+	axv_unref(a);
+}
+
 static int
-exec_call(struct ev *ev, const struct block *b, uint32_t i,
-    const struct stmt *s)
+call_stmt(struct ev *ev, const struct stmt *s)
 {
 	struct axv *argv[16], **args = argv, *out = NULL;
-	uint32_t j;
-	size_t mark;
+	uint32_t j, lentarr = 0; /* bit j: args[j] is from lend_array */
 	int rc = 0;
 
 	if (s->nargs > 16)
@@ -1219,6 +1293,10 @@ exec_call(struct ev *ev, const struct block *b, uint32_t i,
 		 * frame keeps them alive during the call */
 		if ((args[j] = peek(ev, &s->args[j])) != NULL)
 			continue;
+		if (j < 32 && (args[j] = lend_array(ev, &s->args[j])) != NULL) {
+			lentarr |= 1u << j;
+			continue;
+		}
 		if (s->args[j].kind == OPD_LOCAL ||
 		    (args[j] = get(ev, &s->args[j])) == NULL) {
 			rc = ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
@@ -1232,16 +1310,23 @@ exec_call(struct ev *ev, const struct block *b, uint32_t i,
 	}
 	if (out == NULL)
 		goto out;
-	mark = ev->ntrail;
-	if (unify_val(ev, &s->c, out))
-		rc = run(ev, b, i + 1);
-	undo(ev, mark);
+	if (s->c.kind == OPD_LOCAL && SLOT(ev, s->c.slot) == NULL) {
+		/* the usual x := f(...): the slot takes the result over */
+		bind(ev, s->c.slot, out);
+		out = NULL;
+		rc = 1;
+	} else {
+		rc = unify_val(ev, &s->c, out) ? 1 : 0;
+	}
 out:
 	axv_unref(out);
-	while (j-- > 0)
-		if (s->args[j].kind != OPD_CONST &&
+	while (j-- > 0) {
+		if (j < 32 && (lentarr & (1u << j)) != 0)
+			unlend_array(args[j]);
+		else if (s->args[j].kind != OPD_CONST &&
 		    s->args[j].kind != OPD_LOCAL)
 			axv_unref(args[j]);
+	}
 	if (args != argv)
 		free(args);
 	return rc;
@@ -1301,19 +1386,19 @@ every_coll(struct ev *ev, const struct block *b, uint32_t i,
 		switch (axv_kind(coll)) {
 		case AXV_ARRAY:
 			k = axv_int((int64_t)j);
-			v = axv_ref(axv_array_get(coll, j));
+			v = axv_array_get(coll, j);
 			break;
 		case AXV_OBJECT:
 			k = axv_ref(axv_object_key(coll, j));
-			v = axv_ref(axv_object_val(coll, j));
+			v = axv_object_val(coll, j);
 			break;
 		default:
 			k = axv_ref(axv_set_at(coll, j));
-			v = axv_ref(k);
+			v = k;
 			break;
 		}
 		bind(ev, s->b.slot, k);
-		bind(ev, s->c.slot, v);
+		lend(ev, s->c.slot, v); /* coll outlives the binding */
 		rc = run(ev, s->blk, 0);
 		undo(ev, mark);
 		if (rc < 0)
@@ -1378,146 +1463,192 @@ op_with_pop(struct ev *ev, const struct block *b, uint32_t i,
 	return rc;
 }
 
+/* ANY: 1 if its block, else the first of its alternatives, has a
+ * solution (whose bindings are not kept), 0 if none has, -1 on error. */
 __attribute__((noinline)) static int
-op_any(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
+op_any(struct ev *ev, const struct stmt *s)
 {
-	size_t mark = ev->ntrail;
 	uint32_t alt;
 	int rc;
 
 	rc = run(ev, s->blk, 0);
-	undo(ev, mark);
-	for (alt = 0; rc == 0 && alt < s->nalts; alt++) {
+	for (alt = 0; rc == 0 && alt < s->nalts; alt++)
 		rc = run(ev, s->alts[alt], 0);
-		undo(ev, mark);
-	}
-	if (rc < 0)
-		return -1;
-	if (rc == 0)
-		return 0;
-	return run(ev, b, i + 1);
+	return rc;
 }
 
+/* A DOT statement: a[b], lent (a outlives the binding); 0 if undefined. */
+static int
+op_dot(struct ev *ev, const struct stmt *s)
+{
+	struct axv *v = peek(ev, &s->a), *k = peek(ev, &s->b), *r;
+
+	if (k == NULL && s->b.kind != OPD_LOCAL) {
+		k = get(ev, &s->b);
+		r = v != NULL && k != NULL ? lookup(v, k) : NULL;
+		if (v != NULL && k != NULL) {
+			axv_unref(k);
+			if (r == NULL)
+				return 0;
+			lend(ev, s->out, r);
+			return 1;
+		}
+		axv_unref(k);
+		k = NULL;
+	}
+	if (v == NULL || k == NULL)
+		return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+		    "unbound operand");
+	if ((r = lookup(v, k)) == NULL)
+		return 0;
+	lend(ev, s->out, r);
+	return 1;
+}
+
+/* Run block b from statement i on, backtracking.  The statements with at
+ * most one solution run in this loop, their bindings undone once at the
+ * end; those with several (scans, every, with) run the rest of the block
+ * themselves, once per solution.  Returns -1 on error, 1 when a DONE_ANY
+ * block found its solution, 0 otherwise. */
 static int
 run(struct ev *ev, const struct block *b, uint32_t i)
 {
 	const struct stmt *s;
-	struct axv *v, *k;
-	size_t mark;
-	int rc;
+	struct axv *v;
+	size_t mark = ev->ntrail;
+	int rc = 0, r;
 
-	if (++ev->steps > ev->max_steps)
-		return ev_error(ev, i < b->n ? &b->s[i].loc : NULL,
-		    AXP_ERR_EVAL_LIMIT, "evaluation step limit exceeded");
-	if (i == b->n)
-		return done(ev, b);
-	s = &b->s[i];
-	switch ((enum ir_opcode)s->op) {
-	case IR_INPUT:
-		if (ev->input == NULL)
-			return 0;
-		if (s->a.kind == OPD_NONE)
-			return bind_run(ev, b, i, s->out, axv_ref(ev->input));
-		if ((v = lookup(ev->input, s->a.val)) == NULL)
-			return 0;
-		return bind_run(ev, b, i, s->out, axv_ref(v));
-	case IR_BASEDATA:
-		if (ev->nov > 0 && has_data_overlays(ev))
-			v = base_at(ev, s->path);
-		else
-			v = axv_ref(s->pre);
-		if (v == NULL)
-			return 0;
-		return bind_run(ev, b, i, s->out, v);
-	case IR_DATA:
-		if (s->a.kind != OPD_NONE) {
-			if (data_child(ev, s, &v) < 0)
-				return -1;
-		} else if (virtual_doc(ev, s->node, &s->loc, &v) < 0)
-			return -1;
-		if (v == NULL)
-			return 0;
-		return bind_run(ev, b, i, s->out, v);
-	case IR_RULE:
-		if (eval_group(ev, s->rg, &s->loc, &v) < 0)
-			return -1;
-		if (v == NULL)
-			return 0;
-		return bind_run(ev, b, i, s->out, v);
-	case IR_DOT:
-		v = peek(ev, &s->a);
-		k = peek(ev, &s->b);
-		if (k == NULL && s->b.kind != OPD_LOCAL) {
-			k = get(ev, &s->b);
-			if (v != NULL && k != NULL) {
-				struct axv *r = lookup(v, k);
-				axv_unref(k);
-				if (r == NULL)
-					return 0;
-				return bind_run(ev, b, i, s->out, axv_ref(r));
+	for (;; i++) {
+		if (++ev->steps > ev->max_steps) {
+			rc = ev_error(ev, i < b->n ? &b->s[i].loc : NULL,
+			    AXP_ERR_EVAL_LIMIT,
+			    "evaluation step limit exceeded");
+			break;
+		}
+		if (i == b->n) {
+			rc = done(ev, b);
+			break;
+		}
+		s = &b->s[i];
+		switch ((enum ir_opcode)s->op) {
+		case IR_INPUT:
+			if (ev->input == NULL)
+				goto out;
+			if (s->a.kind == OPD_NONE) {
+				lend(ev, s->out, ev->input);
+				continue;
 			}
-			axv_unref(k);
-			k = NULL;
-		}
-		if (v == NULL || k == NULL)
-			return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
-			    "unbound operand");
-		v = lookup(v, k);
-		if (v == NULL)
-			return 0;
-		return bind_run(ev, b, i, s->out, axv_ref(v));
-	case IR_SCAN:
-		return scan(ev, b, i, s);
-	case IR_ISCAN:
-		return iscan(ev, b, i, s);
-	case IR_CALL:
-	case IR_CALLFN:
-		return exec_call(ev, b, i, s);
-	case IR_UNIFY:
-		mark = ev->ntrail;
-		rc = 0;
-		if (unify_opd(ev, &s->a, &s->b))
-			rc = run(ev, b, i + 1);
-		undo(ev, mark);
-		return rc;
-	case IR_TRUTHY:
-		v = peek(ev, &s->a);
-		if (v == NULL) {
-			v = get(ev, &s->a);
+			if ((v = lookup(ev->input, s->a.val)) == NULL)
+				goto out;
+			lend(ev, s->out, v);
+			continue;
+		case IR_BASEDATA:
+			if (ev->nov > 0 && has_data_overlays(ev)) {
+				if ((v = base_at(ev, s->path)) == NULL)
+					goto out;
+				bind(ev, s->out, v);
+				continue;
+			}
+			if (s->pre == NULL)
+				goto out;
+			lend(ev, s->out, s->pre); /* the policy's data */
+			continue;
+		case IR_DATA:
+			if (s->a.kind != OPD_NONE) {
+				if (data_child(ev, s, &v) < 0)
+					goto fail;
+			} else if (virtual_doc(ev, s->node, &s->loc, &v) < 0) {
+				goto fail;
+			}
 			if (v == NULL)
-				return 0;
-			rc = axv_kind(v) == AXV_BOOL && !axv_bool_get(v);
-			axv_unref(v);
-			return rc ? 0 : run(ev, b, i + 1);
+				goto out;
+			bind(ev, s->out, v);
+			continue;
+		case IR_RULE: {
+			bool lent;
+			if (eval_group(ev, s->rg, &s->loc, &v, &lent) < 0)
+				goto fail;
+			if (v == NULL)
+				goto out;
+			if (lent)
+				lend(ev, s->out, v);
+			else
+				bind(ev, s->out, v);
+			continue;
 		}
-		if (axv_kind(v) == AXV_BOOL && !axv_bool_get(v))
-			return 0;
-		return run(ev, b, i + 1);
-	case IR_NOT:
-		mark = ev->ntrail;
-		rc = run(ev, s->blk, 0);
-		undo(ev, mark);
-		if (rc < 0)
-			return -1;
-		if (rc == 1)
-			return 0;
-		return run(ev, b, i + 1);
-	case IR_ANY:
-		return op_any(ev, b, i, s);
-	case IR_COMPR:
-		if (sub_collect(ev, s->blk, s->kind, &v) < 0)
-			return -1;
-		return bind_run(ev, b, i, s->out, v);
-	case IR_EVERY:
-		return every(ev, b, i, s);
-	case IR_WITH_PUSH:
-		return op_with_push(ev, b, i, s);
-	case IR_WITH_POP:
-		return op_with_pop(ev, b, i, s);
-	case IR__COUNT:
+		case IR_DOT:
+			if ((r = op_dot(ev, s)) <= 0)
+				goto stop;
+			continue;
+		case IR_CALL:
+		case IR_CALLFN:
+			if ((r = call_stmt(ev, s)) <= 0)
+				goto stop;
+			continue;
+		case IR_UNIFY:
+			if (!unify_opd(ev, &s->a, &s->b))
+				goto out;
+			continue;
+		case IR_TRUTHY:
+			v = peek(ev, &s->a);
+			if (v == NULL) {
+				if ((v = get(ev, &s->a)) == NULL)
+					goto out;
+				r = axv_kind(v) == AXV_BOOL && !axv_bool_get(v);
+				axv_unref(v);
+				if (r)
+					goto out;
+				continue;
+			}
+			if (axv_kind(v) == AXV_BOOL && !axv_bool_get(v))
+				goto out;
+			continue;
+		case IR_NOT:
+			if ((r = run(ev, s->blk, 0)) < 0)
+				goto fail;
+			if (r == 1)
+				goto out;
+			continue;
+		case IR_ANY:
+			if ((r = op_any(ev, s)) <= 0)
+				goto stop;
+			continue;
+		case IR_COMPR:
+			if (sub_collect(ev, s->blk, s->kind, &v) < 0)
+				goto fail;
+			bind(ev, s->out, v);
+			continue;
+		case IR_SCAN:
+			rc = scan(ev, b, i, s);
+			goto out;
+		case IR_ISCAN:
+			rc = iscan(ev, b, i, s);
+			goto out;
+		case IR_EVERY:
+			rc = every(ev, b, i, s);
+			goto out;
+		case IR_WITH_PUSH:
+			rc = op_with_push(ev, b, i, s);
+			goto out;
+		case IR_WITH_POP:
+			rc = op_with_pop(ev, b, i, s);
+			goto out;
+		case IR__COUNT:
+			break;
+		}
+		rc = ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL, "bad opcode");
 		break;
 	}
-	return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL, "bad opcode");
+	goto out;
+stop:
+	/* r: 0 no solution, -1 error */
+	rc = r < 0 ? -1 : 0;
+	goto out;
+fail:
+	rc = -1;
+out:
+	undo(ev, mark);
+	return rc;
 }
 
 int

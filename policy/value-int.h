@@ -37,10 +37,16 @@ struct axv_str {
 	char s[];
 };
 
+/* Arrays, objects and sets keep their first few elements in the value
+ * itself (inl), so that the small composites an evaluation builds take
+ * one allocation, from the value pool; e points at inl until they grow. */
+#define AXV_INL 4
+
 struct axv_arr {
 	struct axv h;
 	size_t len, cap;
 	struct axv **e;
+	struct axv *inl[AXV_INL];
 };
 
 /* Objects and sets are kept sorted by axv_compare of the key. */
@@ -52,13 +58,15 @@ struct axv_obj {
 	/* A hash of the string keys of a large object, built by the lookups
 	 * once it stops changing (see value.c); freed by an insertion. */
 	uint32_t *hidx;
-	uint32_t nget; /* lookups since the last insertion */
+	uint32_t nget;		      /* lookups since the last insertion */
+	struct axv *inl[2 * AXV_INL]; /* keys, then values */
 };
 
 struct axv_set {
 	struct axv h;
 	size_t len, cap;
 	struct axv **e;
+	struct axv *inl[AXV_INL];
 };
 
 #define AXV_STR(v) ((const struct axv_str *)(v))

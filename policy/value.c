@@ -140,7 +140,8 @@ axv_free(struct axv *v)
 		struct axv_arr *a = (struct axv_arr *)v;
 		for (i = 0; i < a->len; i++)
 			axv_unref(a->e[i]);
-		free(a->e);
+		if (a->e != a->inl)
+			free(a->e);
 		axv_mem_free(a, sizeof(*a));
 		return;
 	}
@@ -150,8 +151,10 @@ axv_free(struct axv *v)
 			axv_unref(o->k[i]);
 			axv_unref(o->v[i]);
 		}
-		free(o->k);
-		free(o->v);
+		if (o->k != o->inl) {
+			free(o->k);
+			free(o->v);
+		}
 		free(o->hidx);
 		axv_mem_free(o, sizeof(*o));
 		return;
@@ -160,7 +163,8 @@ axv_free(struct axv *v)
 		struct axv_set *s = (struct axv_set *)v;
 		for (i = 0; i < s->len; i++)
 			axv_unref(s->e[i]);
-		free(s->e);
+		if (s->e != s->inl)
+			free(s->e);
 		axv_mem_free(s, sizeof(*s));
 		return;
 	}
@@ -233,7 +237,7 @@ axv_bool_get(const struct axv *v)
 
 /* ---- strings ---- */
 struct axv *
-axv_string(const char *s, size_t n)
+axv_string_new(size_t n, char **buf)
 {
 	struct axv_str *v = axv_mem_alloc(sizeof(*v) + n + 1);
 
@@ -241,10 +245,20 @@ axv_string(const char *s, size_t n)
 	v->h.kind = AXV_STRING;
 	v->h.sub = 0;
 	v->len = n;
-	if (n > 0)
-		memcpy(v->s, s, n);
 	v->s[n] = '\0';
+	*buf = v->s;
 	return &v->h;
+}
+
+struct axv *
+axv_string(const char *s, size_t n)
+{
+	char *p;
+	struct axv *v = axv_string_new(n, &p);
+
+	if (n > 0)
+		memcpy(p, s, n);
+	return v;
 }
 
 struct axv *
@@ -281,19 +295,44 @@ axv_str_eq(const struct axv *v, const char *s, size_t n)
 	    memcmp(AXV_STR(v)->s, s, n) == 0;
 }
 
+/* ---- element storage: inline until it grows ---- */
+static struct axv **
+vec_new(struct axv **inl, size_t cap_hint, size_t *cap)
+{
+	if (cap_hint <= AXV_INL) {
+		*cap = AXV_INL;
+		return inl;
+	}
+	*cap = cap_hint;
+	return axg_reallocarray(NULL, cap_hint, sizeof(struct axv *));
+}
+
+/* Storage for twice *cap elements holding the len of e. */
+static struct axv **
+vec_grow(struct axv **e, struct axv **inl, size_t len, size_t *cap)
+{
+	size_t n = *cap * 2;
+	struct axv **r;
+
+	*cap = n;
+	if (e != inl)
+		return axg_reallocarray(e, n, sizeof(*e));
+	r = axg_reallocarray(NULL, n, sizeof(*r));
+	memcpy(r, e, len * sizeof(*r));
+	return r;
+}
+
 /* ---- arrays ---- */
 struct axv *
 axv_array_new(size_t cap_hint)
 {
 	struct axv_arr *a = axv_mem_alloc(sizeof(*a));
 
-	memset(a, 0, sizeof(*a));
 	a->h.refs = 1;
 	a->h.kind = AXV_ARRAY;
-	if (cap_hint > 0) {
-		a->e = axg_reallocarray(NULL, cap_hint, sizeof(*a->e));
-		a->cap = cap_hint;
-	}
+	a->h.sub = 0;
+	a->len = 0;
+	a->e = vec_new(a->inl, cap_hint, &a->cap);
 	return &a->h;
 }
 
@@ -302,10 +341,8 @@ axv_array_push(struct axv *arr, struct axv *elem)
 {
 	struct axv_arr *a = (struct axv_arr *)arr;
 
-	if (a->len == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 4;
-		a->e = axg_reallocarray(a->e, a->cap, sizeof(*a->e));
-	}
+	if (a->len == a->cap)
+		a->e = vec_grow(a->e, a->inl, a->len, &a->cap);
 	a->e[a->len++] = elem;
 }
 
@@ -345,10 +382,17 @@ axv_object_new(size_t cap_hint)
 {
 	struct axv_obj *o = axv_mem_alloc(sizeof(*o));
 
-	memset(o, 0, sizeof(*o));
 	o->h.refs = 1;
 	o->h.kind = AXV_OBJECT;
-	if (cap_hint > 0) {
+	o->h.sub = 0;
+	o->len = 0;
+	o->hidx = NULL;
+	o->nget = 0;
+	if (cap_hint <= AXV_INL) {
+		o->k = o->inl;
+		o->v = o->inl + AXV_INL;
+		o->cap = AXV_INL;
+	} else {
 		o->k = axg_reallocarray(NULL, cap_hint, sizeof(*o->k));
 		o->v = axg_reallocarray(NULL, cap_hint, sizeof(*o->v));
 		o->cap = cap_hint;
@@ -376,9 +420,18 @@ static void
 obj_insert(struct axv_obj *o, size_t pos, struct axv *key, struct axv *val)
 {
 	if (o->len == o->cap) {
-		o->cap = o->cap ? o->cap * 2 : 4;
-		o->k = axg_reallocarray(o->k, o->cap, sizeof(*o->k));
-		o->v = axg_reallocarray(o->v, o->cap, sizeof(*o->v));
+		size_t cap = o->cap;
+		if (o->k == o->inl) {
+			struct axv **k = o->inl, **v = o->inl + AXV_INL;
+			o->k = vec_grow(k, k, o->len, &cap);
+			cap = o->cap;
+			o->v = vec_grow(v, v, o->len, &cap);
+		} else {
+			o->k = vec_grow(o->k, o->inl, o->len, &cap);
+			cap = o->cap;
+			o->v = vec_grow(o->v, o->inl, o->len, &cap);
+		}
+		o->cap = cap;
 	}
 	if (o->hidx != NULL) {
 		free(o->hidx);
@@ -592,13 +645,11 @@ axv_set_new(size_t cap_hint)
 {
 	struct axv_set *s = axv_mem_alloc(sizeof(*s));
 
-	memset(s, 0, sizeof(*s));
 	s->h.refs = 1;
 	s->h.kind = AXV_SET;
-	if (cap_hint > 0) {
-		s->e = axg_reallocarray(NULL, cap_hint, sizeof(*s->e));
-		s->cap = cap_hint;
-	}
+	s->h.sub = 0;
+	s->len = 0;
+	s->e = vec_new(s->inl, cap_hint, &s->cap);
 	return &s->h;
 }
 
@@ -619,10 +670,8 @@ axv_set_add(struct axv *set, struct axv *elem)
 		}
 		pos = (size_t)(-r - 1);
 	}
-	if (s->len == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 4;
-		s->e = axg_reallocarray(s->e, s->cap, sizeof(*s->e));
-	}
+	if (s->len == s->cap)
+		s->e = vec_grow(s->e, s->inl, s->len, &s->cap);
 	memmove(s->e + pos + 1, s->e + pos, (s->len - pos) * sizeof(*s->e));
 	s->e[pos] = elem;
 	s->len++;

@@ -94,6 +94,9 @@ struct axv *axv_cstr(const char *s);
 /* Take ownership of a malloc'ed buffer of n bytes (must hold n+1 bytes with
  * s[n] == 0). */
 struct axv *axv_string_own(char *s, size_t n);
+/* A new string of n bytes that the caller fills through *buf before the
+ * value is shared (buf[n] is already 0). */
+struct axv *axv_string_new(size_t n, char **buf);
 const char *axv_str(const struct axv *v); /* NUL-terminated */
 size_t axv_strlen(const struct axv *v);
 bool axv_str_eq(const struct axv *v, const char *s, size_t n);

@@ -2,7 +2,8 @@
  * the general path it shortcuts (sprintf's plain %s and %d, string-keyed
  * object lookup and its hash for large objects, shared small integers,
  * the value memory cache, input.key in one statement, tests of boolean
- * builtins without a temporary). */
+ * builtins without a temporary, x := f() without a UNIFY, values lent to
+ * bindings and to a call's array argument without references). */
 #include "config.h"
 
 #include <pthread.h>
@@ -449,6 +450,84 @@ test_compiled_fastpaths(void)
 	}
 }
 
+/* Like same_answers, for the value of r := v if { body }. */
+static void
+same_values(const char *what, const char *fast, const char *general,
+    const char *const *inputs, size_t n)
+{
+	char *mf = axg_asprintf("package t\n%s\n", fast);
+	char *mg = axg_asprintf("package t\n%s\n", general);
+	int bad = 0, defined = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *a = eval_query(mf, "x = data.t.r", inputs[i], false);
+		char *b = eval_query(mg, "x = data.t.r", inputs[i], false);
+		if (strcmp(a, b) != 0) {
+			bad++;
+			tap_diag("%s, input %s: %s vs %s", what,
+			    inputs[i] ? inputs[i] : "(none)", a, b);
+		}
+		defined += strcmp(a, "[]") != 0;
+		free(a);
+		free(b);
+	}
+	is_int(bad, 0, "%s: same values as the general path", what);
+	ok(defined > 0, "%s: defined for some input", what);
+	free(mf);
+	free(mg);
+}
+
+static void
+test_lending(void)
+{
+	static const char *const inputs[] = { NULL, "{}",
+		"{\"host\": \"a.example\", \"port\": 443}",
+		"{\"host\": \"x.y.example\", \"port\": 1}", "{\"host\": 7}",
+		"{\"host\": [\"a\", \"b\"]}" };
+	size_t n = AXG_ARRAY_LEN(inputs);
+
+	/* x := f(...) writes x directly; [x] := [...] takes the UNIFY */
+	same_values("x := concat(...)",
+	    "r := x if { x := concat(\".\", [\"w\", input.host]) }",
+	    "r := x if { [x] := [concat(\".\", [\"w\", input.host])] }", inputs,
+	    n);
+	same_values("x = f() with x bound",
+	    "r := x if { x = input.port; x = count([1, 2, 3]) - 2 }",
+	    "r := x if { x = input.port; [x] = [count([1, 2, 3]) - 2] }",
+	    inputs, n);
+	same_values("a pattern := f()",
+	    "r := b if { [_, b] := split(input.host, \".\") }",
+	    "r := b if { s := split(input.host, \".\"); [_, b] := s }", inputs,
+	    n);
+	same_values("x := rule, x := input.a.b",
+	    "h := input.host\nr := [x, y] if { x := h; y := input.host }",
+	    "h := input.host\nr := [x, y] if { [x, y] := [h, input.host] }",
+	    inputs, n);
+	/* a call that keeps its lent array argument (a function returning
+	 * it) gets an array that owns its elements */
+	same_values("a function keeps its array argument",
+	    "f(a) := a\nr := [f([input.host, \"c\"]), "
+	    "f([input.port, input.host])]",
+	    "f(a) := a\nr := [y, z] if { a1 := [input.host, \"c\"]; "
+	    "y := f(a1); a2 := [input.port, input.host]; z := f(a2) }",
+	    inputs, n);
+	same_values("a builtin that keeps elements of its argument",
+	    "r := array.concat(array.slice([input.host, input.port], 0, 1), "
+	    "[input.host])",
+	    "r := array.concat(array.slice(a, 0, 1), [input.host]) if "
+	    "{ a := [input.host, input.port] }",
+	    inputs, n);
+	/* lent elements of a scanned collection and of a rule's cached
+	 * value, kept in the result after the scan */
+	same_values("scanned elements in the result",
+	    "s contains [k, v] if { some k, v in {\"a\": [input.host], "
+	    "\"b\": 2} }\nr := [x | some x in s]",
+	    "s contains [k, v] if { o := {\"a\": [input.host], \"b\": 2}; "
+	    "some k; v := o[k] }\nr := [x | some x in s]",
+	    inputs, n);
+}
+
 static void
 test_small_ints(void)
 {
@@ -543,6 +622,7 @@ main(void)
 	test_object_get();
 	test_object_hash();
 	test_compiled_fastpaths();
+	test_lending();
 	test_small_ints();
 	test_memory();
 	return tap_done();
