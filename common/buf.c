@@ -14,14 +14,29 @@ axg_buf_init(struct axg_buf *b, size_t limit)
 	b->len = 0;
 	b->cap = 0;
 	b->limit = limit;
+	b->ext = false;
+}
+
+void
+axg_buf_init_ext(struct axg_buf *b, char *storage, size_t size, size_t limit)
+{
+	axg_buf_init(b, limit);
+	if (size > 0) {
+		b->data = storage;
+		b->cap = size;
+		b->ext = true;
+		storage[0] = '\0';
+	}
 }
 
 void
 axg_buf_free(struct axg_buf *b)
 {
-	free(b->data);
+	if (!b->ext)
+		free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+	b->ext = false;
 }
 
 void
@@ -47,7 +62,14 @@ axg_buf_reserve(struct axg_buf *b, size_t n)
 	cap = b->cap ? b->cap : 64;
 	while (cap < need + 1)
 		cap = cap > SIZE_MAX / 2 ? need + 1 : cap * 2;
-	b->data = axg_realloc(b->data, cap);
+	if (b->ext) {
+		char *p = axg_malloc(cap);
+		memcpy(p, b->data, b->len + 1);
+		b->data = p;
+		b->ext = false;
+	} else {
+		b->data = axg_realloc(b->data, cap);
+	}
 	b->cap = cap;
 	b->data[b->len] = '\0';
 	return 0;
@@ -127,6 +149,9 @@ axg_buf_steal(struct axg_buf *b, size_t *lenp)
 	if (b->data == NULL) {
 		/* Limit too small even for the terminator. */
 		p = axg_calloc(1, 1);
+	} else if (b->ext) {
+		p = axg_malloc(b->len + 1);
+		memcpy(p, b->data, b->len + 1);
 	} else {
 		p = b->data;
 	}
@@ -134,5 +159,6 @@ axg_buf_steal(struct axg_buf *b, size_t *lenp)
 		*lenp = b->len;
 	b->data = NULL;
 	b->len = b->cap = 0;
+	b->ext = false;
 	return p;
 }

@@ -82,14 +82,20 @@ struct axg_buf {
 	size_t len;
 	size_t cap;
 	size_t limit;
+	bool ext; /* data is the caller's storage (axg_buf_init_ext) */
 };
 
 #define AXG_BUF_INIT                                                           \
 	{                                                                      \
-		NULL, 0, 0, 0                                                  \
+		NULL, 0, 0, 0, false                                           \
 	}
 
 void axg_buf_init(struct axg_buf *b, size_t limit);
+/* Start in the caller's storage of size bytes (a stack array, say): no
+ * allocation until the contents outgrow it, when they move to the heap.
+ * axg_buf_free is still needed; the storage must outlive the buffer. */
+void
+axg_buf_init_ext(struct axg_buf *b, char *storage, size_t size, size_t limit);
 void axg_buf_free(struct axg_buf *b);
 /* Forget the contents but keep the allocation. */
 void axg_buf_reset(struct axg_buf *b);

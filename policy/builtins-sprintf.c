@@ -498,18 +498,87 @@ parse_index(const char **p, const char *end, size_t nargs, size_t *argi,
 	return true;
 }
 
+/* The common formats: only %s, %d and %v (and %%), each taking the next
+ * argument, a string or an integer that fits int64 as Go prints them, and
+ * as many arguments as verbs.  Writes the result in one pass; false if the
+ * format or the arguments need the general path. */
+static bool
+sprintf_simple(const struct axv *fmt, const struct axv *arr, struct axv **out)
+{
+	const char *f = axv_str(fmt), *end = f + axv_strlen(fmt), *p;
+	size_t nargs = axv_array_len(arr), argi = 0, len = 0;
+	char buf[512], num[24];
+
+	for (p = f; p < end; p++) {
+		const struct axv *a;
+		int64_t i;
+		size_t n;
+		if (*p != '%') {
+			if (len == sizeof(buf))
+				return false;
+			buf[len++] = *p;
+			continue;
+		}
+		if (++p == end)
+			return false;
+		if (*p == '%') {
+			if (len == sizeof(buf))
+				return false;
+			buf[len++] = '%';
+			continue;
+		}
+		if ((*p != 's' && *p != 'd' && *p != 'v') || argi == nargs)
+			return false;
+		a = axv_array_get(arr, argi++);
+		if (axv_kind(a) == AXV_STRING && *p != 'd') {
+			n = axv_strlen(a);
+			if (n > sizeof(buf) - len)
+				return false;
+			memcpy(buf + len, axv_str(a), n);
+			len += n;
+			continue;
+		}
+		if (axv_kind(a) != AXV_NUMBER || *p == 's' ||
+		    !axv_num_get_i64(a, &i))
+			return false;
+		{
+			uint64_t u =
+			    i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
+			char *q = num + sizeof(num);
+			do {
+				*--q = (char)('0' + u % 10);
+				u /= 10;
+			} while (u != 0);
+			if (i < 0)
+				*--q = '-';
+			n = (size_t)(num + sizeof(num) - q);
+			if (n > sizeof(buf) - len)
+				return false;
+			memcpy(buf + len, q, n);
+			len += n;
+		}
+	}
+	if (argi != nargs)
+		return false;
+	*out = axv_string(buf, len);
+	return true;
+}
+
 static int
 bi_sprintf(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
 	const char *p, *end;
 	struct arg *av, avbuf[8];
 	struct axg_buf b;
+	char stack[256];
 	size_t nargs, i, argi = 0, guess;
 	bool reordered = false;
 
 	if (!axp_bi_want(ctx, args, 1, AXV_STRING) ||
 	    !axp_bi_want(ctx, args, 2, AXV_ARRAY))
 		return AXP_BI_ERROR;
+	if (sprintf_simple(args[0], args[1], out))
+		return AXP_BI_OK;
 	nargs = axv_array_len(args[1]);
 	av = nargs <= AXG_ARRAY_LEN(avbuf) ? avbuf
 					   : axg_calloc(nargs, sizeof(*av));
@@ -519,7 +588,7 @@ bi_sprintf(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 		if (av[i].type == A_STRING)
 			guess += av[i].slen;
 	}
-	axg_buf_init(&b, AXP_BIA_STR_MAX);
+	axg_buf_init_ext(&b, stack, sizeof(stack), AXP_BIA_STR_MAX);
 	if (guess < AXP_BIA_STR_MAX)
 		(void)axg_buf_reserve(&b, guess);
 	p = axv_str(args[0]);
@@ -649,11 +718,8 @@ bi_sprintf(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
 		    "result over %d bytes", AXP_BIA_STR_MAX);
 	}
-	{
-		size_t n;
-		char *s = axg_buf_steal(&b, &n);
-		*out = axv_string_own(s, n);
-	}
+	*out = axv_string(b.data ? b.data : "", b.len);
+	axg_buf_free(&b);
 	return AXP_BI_OK;
 }
 

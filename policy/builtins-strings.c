@@ -52,6 +52,57 @@ bi_concat(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	return AXP_BI_OK;
 }
 
+/* internal.concat_slice(sep, arr, start, stop): concat(sep,
+ * array.slice(arr, start, stop)) without the intermediate array, which the
+ * compiler writes for that nesting (the parent domains of a host name are
+ * computed this way).  Each part checks its operands as the builtin it
+ * stands for, with that builtin's name and operand numbers. */
+static int
+bi_concat_slice(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	const char *name = ctx->name;
+	struct axv *const *sl = args + 1; /* array.slice's operands */
+	int64_t start, stop, len, i;
+	size_t seplen, total = 0;
+	char *p;
+
+	ctx->name = "array.slice";
+	if (!axp_bi_want(ctx, sl, 1, AXV_ARRAY) ||
+	    axp_bia_int(ctx, sl, 2, &start) < 0 ||
+	    axp_bia_int(ctx, sl, 3, &stop) < 0)
+		return AXP_BI_ERROR;
+	ctx->name = "concat";
+	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
+		return AXP_BI_ERROR;
+	ctx->name = name;
+	len = (int64_t)axv_array_len(sl[0]);
+	if (start < 0)
+		start = 0;
+	if (stop > len)
+		stop = len;
+	seplen = axv_strlen(args[0]);
+	for (i = start; i < stop; i++) {
+		struct axv *e = axv_array_get(sl[0], (size_t)i);
+		if (axv_kind(e) != AXV_STRING) {
+			ctx->name = "concat";
+			return axp_bi_type_error(ctx, 2, "array of strings",
+			    sl[0]);
+		}
+		total += axv_strlen(e) + (i > start ? seplen : 0);
+	}
+	*out = axv_string_new(total, &p);
+	for (i = start; i < stop; i++) {
+		struct axv *e = axv_array_get(sl[0], (size_t)i);
+		if (i > start) {
+			memcpy(p, axv_str(args[0]), seplen);
+			p += seplen;
+		}
+		memcpy(p, axv_str(e), axv_strlen(e));
+		p += axv_strlen(e);
+	}
+	return AXP_BI_OK;
+}
+
 /* ---- helpers ---- */
 
 static int
@@ -703,6 +754,8 @@ const struct axp_builtin axp_builtins_strings[] = {
 	    "(string, any<array[string], set[string]>) "
 	    "=> string",
 	    0 },
+	{ "internal.concat_slice", 4, bi_concat_slice,
+	    "(string, array[string], number, number) => string", 0 },
 	{ "contains", 2, bi_contains, "(string, string) => boolean", 0 },
 	{ "startswith", 2, bi_startswith, "(string, string) => boolean", 0 },
 	{ "endswith", 2, bi_endswith, "(string, string) => boolean", 0 },

@@ -51,9 +51,20 @@ struct cc {
 	const struct ast_loc *expr_loc; /* the body expression being lowered */
 };
 
+/* An input.key already read in this block, into slot: a later input.key
+ * of the same block reads the slot instead (the statement before it in
+ * the block has run, so the slot is bound). */
+struct cse {
+	struct axv *key;
+	uint32_t slot;
+};
+
 struct sbuf {
 	struct stmt *s;
 	size_t n, cap;
+	struct cse *cse;
+	size_t ncse, capcse;
+	bool no_cse; /* under a with: input may be replaced */
 };
 
 static void cerr(struct comp *C, const struct ast_loc *loc, int code,
@@ -1021,8 +1032,8 @@ finish_block(struct comp *C, struct sbuf *sb, enum done_kind done)
 	b->done = done;
 	b->key.kind = b->val.kind = OPD_NONE;
 	free(sb->s);
-	sb->s = NULL;
-	sb->n = sb->cap = 0;
+	free(sb->cse);
+	memset(sb, 0, sizeof(*sb));
 	return b;
 }
 
@@ -1056,6 +1067,34 @@ static void lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb);
 static struct block *lower_scoped(struct cc *cc, struct ast_body *body);
 
 /* A constant composite folds into one value. */
+/* An object operand whose keys are all constants and distinct: sort its
+ * pairs by key, so that evaluation builds the object by appending (the
+ * values are evaluated in the new order: that has no effect, as operands
+ * only read slots). */
+static bool
+sort_keys(struct opd *items, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < n; i++)
+		if (items[2 * i].kind != OPD_CONST)
+			return false;
+	for (i = 1; i < n; i++) /* insertion sort: literals are short */
+		for (j = i; j > 0 &&
+		     axv_compare(items[2 * j - 2].val, items[2 * j].val) > 0;
+		     j--) {
+			struct opd k = items[2 * j], v = items[2 * j + 1];
+			items[2 * j] = items[2 * j - 2];
+			items[2 * j + 1] = items[2 * j - 1];
+			items[2 * j - 2] = k;
+			items[2 * j - 1] = v;
+		}
+	for (i = 1; i < n; i++)
+		if (axv_compare(items[2 * i - 2].val, items[2 * i].val) == 0)
+			return false;
+	return true;
+}
+
 static struct opd
 fold(struct cc *cc, enum opd_kind k, struct opd *items, uint32_t n)
 {
@@ -1087,6 +1126,8 @@ fold(struct cc *cc, enum opd_kind k, struct opd *items, uint32_t n)
 	o.kind = (uint8_t)k;
 	o.items = items;
 	o.n = k == OPD_OBJECT ? n / 2 : n;
+	if (k == OPD_OBJECT)
+		o.sorted = sort_keys(items, n / 2);
 	return o;
 }
 
@@ -1269,10 +1310,30 @@ lower_ref(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 			k = lower_eval(cc, items[1], sb);
 			skip = k.kind == OPD_CONST ? 1 : 0;
 		}
+		if (skip && !sb->no_cse) {
+			size_t j;
+			for (j = 0; j < sb->ncse; j++)
+				if (axv_equal(sb->cse[j].key, k.val))
+					break;
+			if (j < sb->ncse) {
+				cur = opd_local(sb->cse[j].slot);
+				return lower_ref_path(cc, cur, items + 2, n - 2,
+				    sb, &t->loc);
+			}
+		}
 		s = emit(sb, IR_INPUT, &t->loc);
 		s->out = temp(cc);
 		if (skip)
 			s->a = k;
+		if (skip && !sb->no_cse) {
+			if (sb->ncse == sb->capcse) {
+				sb->capcse = sb->capcse ? sb->capcse * 2 : 8;
+				sb->cse = axg_reallocarray(sb->cse, sb->capcse,
+				    sizeof(*sb->cse));
+			}
+			sb->cse[sb->ncse].key = k.val;
+			sb->cse[sb->ncse++].slot = s->out;
+		}
 		cur = opd_local(s->out);
 		return lower_ref_path(cc, cur, items + 1 + skip, n - 1 - skip,
 		    sb, &t->loc);
@@ -1407,6 +1468,40 @@ resolve_builtin(struct cc *cc, struct ast_term *fn, struct rgroup **rg,
 	return axp_builtin_lookup(name, strlen(name));
 }
 
+/* concat(sep, array.slice(a, i, j)): the slice was just lowered into a
+ * temporary that only this call reads; make that statement the one call
+ * internal.concat_slice(sep, a, i, j) writing out.  (Under a with that
+ * replaces either builtin, the evaluator makes the two calls.) */
+static bool
+fuse_concat_slice(struct cc *cc, const struct ast_term *t,
+    const struct axp_builtin *bi, const struct opd *args, struct sbuf *sb,
+    struct opd out)
+{
+	struct stmt *last;
+	struct opd *a4;
+	const struct axp_builtin *fused;
+
+	if (bi == NULL || strcmp(bi->name, "concat") != 0 || sb->n == 0 ||
+	    t->items[1]->kind != T_CALL || t->items[1]->n != 3 ||
+	    args[1].kind != OPD_LOCAL)
+		return false;
+	last = &sb->s[sb->n - 1];
+	if (last->op != IR_CALL || last->bi == NULL ||
+	    strcmp(last->bi->name, "array.slice") != 0 ||
+	    last->c.kind != OPD_LOCAL || last->c.slot != args[1].slot ||
+	    (fused = axp_builtin_lookup("internal.concat_slice", 21)) == NULL)
+		return false;
+	a4 = ast_alloc(cc->C->A, 5 * sizeof(*a4));
+	a4[0] = args[0];
+	memcpy(a4 + 1, last->args, 3 * sizeof(*a4));
+	last->args = a4;
+	last->nargs = 4;
+	last->bi = fused;
+	last->c = out;
+	mark_bound_opd(cc, &out);
+	return true;
+}
+
 static struct opd
 lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 {
@@ -1488,6 +1583,8 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 		out = opd_local(temp(cc));
 		*stmt_only = false;
 	}
+	if (t->n == arity && fuse_concat_slice(cc, t, bi, args, sb, out))
+		return out;
 	s = emit(sb, bi ? IR_CALL : IR_CALLFN, &t->loc);
 	s->args = args;
 	s->nargs = (uint32_t)arity;
@@ -1508,7 +1605,7 @@ static struct opd
 lower_closure(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 {
 	struct vscope sc;
-	struct sbuf inner = { NULL, 0, 0 };
+	struct sbuf inner = { .s = NULL };
 	struct block *b;
 	struct stmt *s;
 	bool *saved;
@@ -1630,7 +1727,7 @@ static void cc_free(struct cc *cc);
 static struct block *
 lower_sub(struct cc *cc, struct ast_expr *e, bool keep_bound)
 {
-	struct sbuf inner = { NULL, 0, 0 };
+	struct sbuf inner = { .s = NULL };
 	struct block *b;
 	bool *saved = NULL;
 	size_t nsaved = cc->nslots;
@@ -1742,9 +1839,11 @@ lower_with(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
  * any pattern will do; the other statements bind their out slot without
  * looking, so only a variable not yet bound. */
 static bool
-fuse_unify(struct cc *cc, struct stmt *last, const struct opd *val,
-    const struct opd *pat)
+fuse_unify(struct cc *cc, struct sbuf *sb, struct stmt *last,
+    const struct opd *val, const struct opd *pat)
 {
+	size_t j;
+
 	if (val->kind != OPD_LOCAL)
 		return false;
 	switch ((enum ir_opcode)last->op) {
@@ -1766,6 +1865,9 @@ fuse_unify(struct cc *cc, struct stmt *last, const struct opd *val,
 			return false;
 		last->out = pat->slot;
 		cc->bound[pat->slot] = true;
+		for (j = 0; j < sb->ncse; j++) /* input.key now lands in x */
+			if (sb->cse[j].slot == val->slot)
+				sb->cse[j].slot = pat->slot;
 		return true;
 	default:
 		return false;
@@ -1780,10 +1882,14 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 	bool so;
 
 	if (e->nwiths > 0) {
-		size_t nw = e->nwiths;
+		size_t nw = e->nwiths, ncse = sb->ncse;
+		bool no_cse = sb->no_cse;
 		lower_with(cc, e, sb);
 		e->nwiths = 0;
+		sb->no_cse = true;
 		lower_expr(cc, e, sb);
+		sb->no_cse = no_cse;
+		sb->ncse = ncse;
 		e->nwiths = nw;
 		emit(sb, IR_WITH_POP, &e->loc);
 		return;
@@ -1836,7 +1942,7 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 			a = t_evaluable(cc, e->a) ? lower_eval(cc, e->a, sb)
 						  : lower_pattern(cc, e->a, sb);
 			if (n1 > n0 && sb->n == n1 &&
-			    fuse_unify(cc, &sb->s[n1 - 1], &b, &a))
+			    fuse_unify(cc, sb, &sb->s[n1 - 1], &b, &a))
 				return;
 		} else if (t_evaluable(cc, e->a)) {
 			size_t n0 = sb->n, n1;
@@ -1844,7 +1950,7 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 			n1 = sb->n;
 			b = lower_pattern(cc, e->b, sb);
 			if (n1 > n0 && sb->n == n1 &&
-			    fuse_unify(cc, &sb->s[n1 - 1], &a, &b))
+			    fuse_unify(cc, sb, &sb->s[n1 - 1], &a, &b))
 				return;
 		} else {
 			a = lower_pattern(cc, e->a, sb);
@@ -1864,7 +1970,7 @@ lower_expr(struct cc *cc, struct ast_expr *e, struct sbuf *sb)
 	case E_EVERY: {
 		struct opd coll = lower_eval(cc, e->coll, sb);
 		struct vscope sc;
-		struct sbuf inner = { NULL, 0, 0 };
+		struct sbuf inner = { .s = NULL };
 		bool *saved =
 		    axg_reallocarray(NULL, cc->capbound + 1, sizeof(bool));
 		size_t nsaved = cc->nslots;
@@ -2549,7 +2655,7 @@ static struct block *
 lower_scoped(struct cc *cc, struct ast_body *body)
 {
 	struct vscope sc;
-	struct sbuf inner = { NULL, 0, 0 };
+	struct sbuf inner = { .s = NULL };
 	bool *saved = axg_reallocarray(NULL, cc->capbound + 1, sizeof(bool));
 	size_t nsaved = cc->nslots;
 	struct block *blk;
@@ -2807,7 +2913,7 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 {
 	struct cc cc;
 	struct vscope sc;
-	struct sbuf sb = { NULL, 0, 0 };
+	struct sbuf sb = { .s = NULL };
 	struct block *b;
 	const char *st[64];
 	size_t nst, ndyn, i;
@@ -2896,11 +3002,12 @@ compile_group(struct comp *C, struct rgroup *g)
 	if (g->defrule != NULL) {
 		struct cc cc;
 		struct vscope sc;
-		struct sbuf sb = { NULL, 0, 0 };
+		struct sbuf sb = { .s = NULL };
 		struct opd v;
 		cc_init(&cc, C, g->mod, &sc);
 		v = lower_eval(&cc, g->defrule->value, &sb);
 		free(sb.s);
+		free(sb.cse);
 		cc_free(&cc);
 		if (v.kind == OPD_CONST && sb.n == 0) {
 			g->defval = v.val;
@@ -3054,7 +3161,7 @@ axp_compile_query(struct axp_policy *pol, struct ast_body *body,
 	struct comp C;
 	struct cc cc;
 	struct vscope sc;
-	struct sbuf sb = { NULL, 0, 0 };
+	struct sbuf sb = { .s = NULL };
 	struct axp_query *q = axg_calloc(1, sizeof(*q));
 	size_t i, nv = 0;
 

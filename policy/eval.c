@@ -12,6 +12,10 @@
 #include "policy/policy-int.h"
 #include "policy/value-int.h"
 
+/* The evaluator takes and drops references all the time: inline. */
+#define axv_ref(v)   axv_ref_inline(v)
+#define axv_unref(v) axv_unref_inline(v)
+
 #define EV_MAX_SLOTS (1u << 20)
 #define EV_MAX_DEPTH 2000
 
@@ -199,6 +203,18 @@ get(struct ev *ev, const struct opd *o)
 		return v;
 	case OPD_OBJECT:
 		v = axv_object_new(o->n);
+		if (o->sorted) {
+			/* constant keys in order: append */
+			struct axv_obj *ob = (struct axv_obj *)v;
+			for (i = 0; i < o->n; i++) {
+				if ((e = get(ev, &o->items[2 * i + 1])) == NULL)
+					goto fail;
+				ob->k[i] = axv_ref(o->items[2 * i].val);
+				ob->v[i] = e;
+				ob->len = i + 1;
+			}
+			return v;
+		}
 		for (i = 0; i < o->n; i++) {
 			if ((k = get(ev, &o->items[2 * i])) == NULL)
 				goto fail;
@@ -1279,6 +1295,29 @@ unlend_array(struct axv *a)
 	axv_unref(a);
 }
 
+/* internal.concat_slice (compile.c) as the two calls it stands for, so
+ * that a with replacing array.slice or concat takes effect. */
+static int
+call_split(struct ev *ev, const struct stmt *s, struct axv *const *args,
+    struct axv **out)
+{
+	const struct axp_builtin *sl = axp_builtin_lookup("array.slice", 11),
+				 *cat = axp_builtin_lookup("concat", 6);
+	struct axv *mid = NULL, *ca[2];
+	int rc;
+
+	*out = NULL;
+	if (call_any(ev, NULL, sl, args + 1, 3, &s->loc, &mid) < 0)
+		return -1;
+	if (mid == NULL)
+		return 0;
+	ca[0] = args[0];
+	ca[1] = mid;
+	rc = call_any(ev, NULL, cat, ca, 2, &s->loc, out);
+	axv_unref(mid);
+	return rc;
+}
+
 static int
 call_stmt(struct ev *ev, const struct stmt *s)
 {
@@ -1304,7 +1343,14 @@ call_stmt(struct ev *ev, const struct stmt *s)
 			goto out;
 		}
 	}
-	if (call_any(ev, s->rg, s->bi, args, s->nargs, &s->loc, &out) < 0) {
+	if (ev->nov > 0 && s->bi != NULL &&
+	    strcmp(s->bi->name, "internal.concat_slice") == 0) {
+		if (call_split(ev, s, args, &out) < 0) {
+			rc = -1;
+			goto out;
+		}
+	} else if (call_any(ev, s->rg, s->bi, args, s->nargs, &s->loc, &out) <
+	    0) {
 		rc = -1;
 		goto out;
 	}

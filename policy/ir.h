@@ -38,6 +38,7 @@ enum opd_kind {
 
 struct opd {
 	uint8_t kind;
+	bool sorted; /* OPD_OBJECT: constant keys, distinct, in order */
 	uint32_t slot;
 	struct axv *val;
 	struct opd *items;

@@ -77,6 +77,32 @@ struct axv_set {
 
 void axv_num_free(struct axv_num *n);
 
+/* Free a value whose last reference is gone (value.c). */
+void axv_free_last(struct axv *v);
+
+/* axv_ref and axv_unref inline, for the evaluator's hot paths. */
+static inline struct axv *
+axv_ref_inline(struct axv *v)
+{
+	if (v != NULL && v->refs != AXV_IMMORTAL)
+		__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
+	return v;
+}
+
+static inline void
+axv_unref_inline(struct axv *v)
+{
+	uint32_t r;
+
+	if (v == NULL ||
+	    (r = __atomic_load_n(&v->refs, __ATOMIC_ACQUIRE)) == AXV_IMMORTAL)
+		return;
+	/* the last reference is ours alone: nobody else can reach the
+	 * value to change its count, so no locked operation is needed */
+	if (r == 1 || __atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		axv_free_last(v);
+}
+
 /* The memory of value headers (and short strings): a per-thread cache of
  * freed blocks by 16-byte size class, so that the many short-lived values
  * of an evaluation skip malloc.  A block may be freed by any thread. */

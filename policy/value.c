@@ -122,13 +122,11 @@ static struct axv v_true = { AXV_IMMORTAL, AXV_BOOL, 1 };
 struct axv *
 axv_ref(struct axv *v)
 {
-	if (v != NULL && v->refs != AXV_IMMORTAL)
-		__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
-	return v;
+	return axv_ref_inline(v);
 }
 
-static void
-axv_free(struct axv *v)
+void
+axv_free_last(struct axv *v)
 {
 	size_t i;
 
@@ -180,15 +178,7 @@ axv_free(struct axv *v)
 void
 axv_unref(struct axv *v)
 {
-	uint32_t r;
-
-	if (v == NULL ||
-	    (r = __atomic_load_n(&v->refs, __ATOMIC_ACQUIRE)) == AXV_IMMORTAL)
-		return;
-	/* the last reference is ours alone: nobody else can reach the
-	 * value to change its count, so no locked operation is needed */
-	if (r == 1 || __atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL) == 0)
-		axv_free(v);
+	axv_unref_inline(v);
 }
 
 enum axv_kind
@@ -438,8 +428,12 @@ obj_insert(struct axv_obj *o, size_t pos, struct axv *key, struct axv *val)
 		o->hidx = NULL;
 	}
 	o->nget = 0;
-	memmove(o->k + pos + 1, o->k + pos, (o->len - pos) * sizeof(*o->k));
-	memmove(o->v + pos + 1, o->v + pos, (o->len - pos) * sizeof(*o->v));
+	if (pos < o->len) {
+		memmove(o->k + pos + 1, o->k + pos,
+		    (o->len - pos) * sizeof(*o->k));
+		memmove(o->v + pos + 1, o->v + pos,
+		    (o->len - pos) * sizeof(*o->v));
+	}
 	o->k[pos] = key;
 	o->v[pos] = val;
 	o->len++;
@@ -672,7 +666,9 @@ axv_set_add(struct axv *set, struct axv *elem)
 	}
 	if (s->len == s->cap)
 		s->e = vec_grow(s->e, s->inl, s->len, &s->cap);
-	memmove(s->e + pos + 1, s->e + pos, (s->len - pos) * sizeof(*s->e));
+	if (pos < s->len)
+		memmove(s->e + pos + 1, s->e + pos,
+		    (s->len - pos) * sizeof(*s->e));
 	s->e[pos] = elem;
 	s->len++;
 }

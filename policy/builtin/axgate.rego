@@ -75,19 +75,17 @@ host_known contains e.policy if {
 	some e in host_entries
 }
 
-decision(allow, rule, reason) := {"allow": allow, "rule": rule, "reason": reason}
-
 # ---- data.axgate.connect ----
 
-connect := decision(true, "mode:allow", "network mode is allow: traffic is not gated") if {
+connect := {"allow": true, "rule": "mode:allow", "reason": "network mode is allow: traffic is not gated"} if {
 	mode == "allow"
-} else := decision(false, "mode:block", "network mode is block: no network access") if {
+} else := {"allow": false, "rule": "mode:block", "reason": "network mode is block: no network access"} if {
 	mode == "block"
-} else := decision(true, name, sprintf("%s:%d is allowed by policy %s", [input.host, input.port, name])) if {
+} else := {"allow": true, "rule": name, "reason": sprintf("%s:%d is allowed by policy %s", [input.host, input.port, name])} if {
 	name := min(connect_ok)
-} else := decision(false, name, sprintf("port %d of %s is not allowed (policy %s)", [input.port, input.host, name])) if {
+} else := {"allow": false, "rule": name, "reason": sprintf("port %d of %s is not allowed (policy %s)", [input.port, input.host, name])} if {
 	name := min(host_known)
-} else := decision(false, "", sprintf("no policy allows %s", [input.host]))
+} else := {"allow": false, "rule": "", "reason": sprintf("no policy allows %s", [input.host])}
 
 # ---- data.axgate.http ----
 
@@ -109,15 +107,15 @@ http_ok contains e.policy if {
 	rule_ok(e.rules)
 }
 
-http := decision(true, "mode:allow", "network mode is allow: traffic is not gated") if {
+http := {"allow": true, "rule": "mode:allow", "reason": "network mode is allow: traffic is not gated"} if {
 	mode == "allow"
-} else := decision(false, "mode:block", "network mode is block: no network access") if {
+} else := {"allow": false, "rule": "mode:block", "reason": "network mode is block: no network access"} if {
 	mode == "block"
-} else := decision(true, name, sprintf("%s %s on %s is allowed by policy %s", [input.method, input.path, input.host, name])) if {
+} else := {"allow": true, "rule": name, "reason": sprintf("%s %s on %s is allowed by policy %s", [input.method, input.path, input.host, name])} if {
 	name := min(http_ok)
-} else := decision(false, name, sprintf("%s %s on %s:%d is not allowed (policy %s)", [input.method, input.path, input.host, input.port, name])) if {
+} else := {"allow": false, "rule": name, "reason": sprintf("%s %s on %s:%d is not allowed (policy %s)", [input.method, input.path, input.host, input.port, name])} if {
 	name := min(host_known)
-} else := decision(false, "", sprintf("no policy allows %s", [input.host]))
+} else := {"allow": false, "rule": "", "reason": sprintf("no policy allows %s", [input.host])}
 
 # ---- data.axgate.address ----
 #
@@ -156,13 +154,13 @@ named_by_cidr contains e.policy if {
 	port_ok(e.ports, input.port)
 }
 
-address := decision(true, "mode:allow", "network mode is allow: traffic is not gated") if {
+address := {"allow": true, "rule": "mode:allow", "reason": "network mode is allow: traffic is not gated"} if {
 	mode == "allow"
-} else := decision(true, "address", sprintf("%s is a public address", [input.addr])) if {
+} else := {"allow": true, "rule": "address", "reason": sprintf("%s is a public address", [input.addr])} if {
 	not special_why
-} else := decision(true, name, sprintf("%s is in a range that policy %s names", [input.addr, name])) if {
+} else := {"allow": true, "rule": name, "reason": sprintf("%s is in a range that policy %s names", [input.addr, name])} if {
 	name := min(named_by_cidr)
-} else := decision(false, "address", sprintf("%s resolves to %s, %s", [input.host, input.addr, special_why]))
+} else := {"allow": false, "rule": "address", "reason": sprintf("%s resolves to %s, %s", [input.host, input.addr, special_why])}
 
 # ---- data.axgate.inference ----
 #
@@ -175,11 +173,11 @@ route_named contains r if {
 	r.name == input.route
 }
 
-inference := decision(false, "mode:block", "network mode is block: no network access") if {
+inference := {"allow": false, "rule": "mode:block", "reason": "network mode is block: no network access"} if {
 	mode == "block"
-} else := decision(false, "", sprintf("no inference route named %s", [input.route])) if {
+} else := {"allow": false, "rule": "", "reason": sprintf("no inference route named %s", [input.route])} if {
 	count(route_named) == 0
-} else := decision(false, input.route, sprintf("route %s serves model %s, not %s", [input.route, r.model, input.model])) if {
+} else := {"allow": false, "rule": input.route, "reason": sprintf("route %s serves model %s, not %s", [input.route, r.model, input.model])} if {
 	# the default route also takes models no route names: they go to its
 	# provider with the client's model
 	input.route != object.get(policy, ["inference", "default_provider"], "")
@@ -187,4 +185,4 @@ inference := decision(false, "mode:block", "network mode is block: no network ac
 	r.model
 	input.model != ""
 	r.model != input.model
-} else := decision(true, input.route, sprintf("route %s", [input.route]))
+} else := {"allow": true, "rule": input.route, "reason": sprintf("route %s", [input.route])}

@@ -1,6 +1,9 @@
 /* Unit tests of common/buf.c. */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "common/common.h"
 #include "tests/tap.h"
 
@@ -82,9 +85,38 @@ test_consume_steal_reset(void)
 	axg_buf_free(&b);
 }
 
+static void
+test_ext_storage(void)
+{
+	struct axg_buf b;
+	char st[8], *p;
+	size_t n;
+
+	axg_buf_init_ext(&b, st, sizeof(st), 0);
+	ok(axg_buf_puts(&b, "abcdefg") == 0 && b.data == st,
+	    "appends stay in the caller's storage while they fit");
+	ok(axg_buf_putc(&b, 'h') == 0 && b.data != st,
+	    "the contents move to the heap when they outgrow it");
+	is_str(b.data, "abcdefgh", "and are kept");
+	memset(st, 'x', sizeof(st));
+	is_str(b.data, "abcdefgh", "the heap copy is independent");
+	axg_buf_free(&b);
+	axg_buf_init_ext(&b, st, sizeof(st), 0);
+	axg_buf_puts(&b, "abc");
+	p = axg_buf_steal(&b, &n);
+	ok(p != st && n == 3 && strcmp(p, "abc") == 0,
+	    "stealing from the caller's storage gives a heap copy");
+	free(p);
+	axg_buf_init_ext(&b, st, sizeof(st), 4);
+	ok(axg_buf_puts(&b, "12345") == -1 && b.len == 0,
+	    "the limit holds in the caller's storage");
+	axg_buf_free(&b);
+}
+
 int
 main(void)
 {
+	test_ext_storage();
 	test_append_and_terminate();
 	test_limit();
 	test_growth_and_binary();

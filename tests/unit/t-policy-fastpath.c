@@ -92,6 +92,37 @@ test_sprintf(void)
 	sprintf_is("sprintf"
 		   "(\"%s%s\", [\"é\", \"x\"])",
 	    "\"éx\"");
+	/* the one-pass path's edges: %%, a negative number, int64's ends,
+	 * and what it leaves to the general path (%s of a number, %d of a
+	 * string, missing and extra arguments, a float, a set) */
+	sprintf_is("sprintf"
+		   "(\"100%% %d%%\", [-7])",
+	    "\"100% -7%\"");
+	sprintf_is("sprintf"
+		   "(\"%d %v\", [9223372036854775807, "
+		   "-9223372036854775808])",
+	    "\"9223372036854775807 -9223372036854775808\"");
+	sprintf_is("sprintf"
+		   "(\"%s\", [5])",
+	    "\"%!s(int=5)\"");
+	sprintf_is("sprintf"
+		   "(\"%d\", [\"x\"])",
+	    "\"%!d(string=x)\"");
+	sprintf_is("sprintf"
+		   "(\"%s %s\", [\"a\"])",
+	    "\"a %!s(MISSING)\"");
+	sprintf_is("sprintf"
+		   "(\"%s\", [\"a\", 1])",
+	    "\"a%!(EXTRA int=1)\"");
+	sprintf_is("sprintf"
+		   "(\"%v\", [1.5])",
+	    "\"1.5\"");
+	sprintf_is("sprintf"
+		   "(\"%v\", [{1}])",
+	    "\"{1}\"");
+	sprintf_is("sprintf"
+		   "(\"%\", [])",
+	    "\"%!(NOVERB)\"");
 	/* the general paths next to them */
 	sprintf_is("sprintf"
 		   "(\"%d\", [99999999999999999999])",
@@ -518,6 +549,74 @@ test_lending(void)
 	    "r := array.concat(array.slice(a, 0, 1), [input.host]) if "
 	    "{ a := [input.host, input.port] }",
 	    inputs, n);
+	/* concat(sep, array.slice(...)) is one call; its errors are those
+	 * of the call that fails, and a with replacing either builtin still
+	 * applies */
+	same_values("concat of a slice",
+	    "r := [concat(\".\", array.slice(p, i, count(p))) | "
+	    "p := split(input.host, \".\"); some i in numbers.range(-1, 4)]",
+	    "r := [concat(\".\", s) | p := split(input.host, \".\"); "
+	    "some i in numbers.range(-1, 4); s := array.slice(p, i, count(p))]",
+	    inputs, n);
+	{
+		static const struct {
+			const char *expr, *want;
+		} errs[] = {
+			{ "concat(\".\", array.slice(\"ab\", 0, 1))",
+			    "array.slice: operand 1 must be array but got "
+			    "string" },
+			{ "concat(\".\", array.slice([\"a\"], 0.5, 1))",
+			    "array.slice: operand 2 must be integer number "
+			    "but got floating-point number" },
+			{ "concat(1, array.slice([\"a\"], 0, 1))",
+			    "concat: operand 1 must be string but got number" },
+			{ "concat(\".\", array.slice([\"a\", 2], 0, 2))",
+			    "concat: operand 2 must be array of strings but "
+			    "got "
+			    "array" },
+		};
+		for (size_t i = 0; i < AXG_ARRAY_LEN(errs); i++) {
+			char *got = eval_expr(errs[i].expr, true);
+			char *want = axg_asprintf("error: %s", errs[i].want);
+			is_str(got, want, "strict error of %s", errs[i].expr);
+			free(got);
+			free(want);
+		}
+		{
+			char *got = eval_expr("concat(\".\", "
+					      "array.slice([\"a\", 2], 0, 1))",
+			    true);
+			is_str(got, "\"a\"",
+			    "only the sliced elements are checked");
+			free(got);
+		}
+	}
+	{
+		char *got = eval_query("package t\n"
+				       "f(a, i, j) := [\"m\"]\n"
+				       "g(s, a) := \"mocked\"\n"
+				       "s := concat(\"-\", array.slice(["
+				       "\"a\", \"b\"], 0, 2))\n"
+				       "r := [s, x, y] if {\n"
+				       "x := s with array.slice as f\n"
+				       "y := s with concat as g\n}\n",
+		    "x = data.t.r", NULL, false);
+		is_str(got, "[{\"x\":[\"a-b\",\"m\",\"mocked\"]}]",
+		    "with array.slice / concat as f: the mock is called");
+		free(got);
+	}
+	/* input.key read once per block, but again under a with */
+	{
+		char *got = eval_query("package t\n"
+				       "r := [x, y, z] if {\n"
+				       "x := input.a\n"
+				       "y := input.a with input as {\"a\": 2}\n"
+				       "z := input.a\n}\n",
+		    "x = data.t.r", "{\"a\": 1}", false);
+		is_str(got, "[{\"x\":[1,2,1]}]",
+		    "input.a again under with input as, and after it");
+		free(got);
+	}
 	/* lent elements of a scanned collection and of a rule's cached
 	 * value, kept in the result after the scan */
 	same_values("scanned elements in the result",
