@@ -208,6 +208,12 @@ leak_ac_set_simd(struct leak_ac *ac, bool on)
 #endif
 }
 
+bool
+leak_ac_simd(const struct leak_ac *ac)
+{
+	return ac->avx2;
+}
+
 /* p[0..len) equals the lower-case kw without regard to ASCII case;
  * compared from the end, where keywords sharing a tail differ last. */
 static inline bool
