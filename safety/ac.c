@@ -53,6 +53,9 @@ struct lit {
 	uint16_t len;
 	uint8_t bucket;
 	const char *kw; /* lower-case */
+	/* The last min(len, 8) bytes of kw at the end of 8 bytes read as a
+	 * word (zero before them), and the mask of those bytes. */
+	uint64_t tail, tmask;
 };
 
 struct leak_ac {
@@ -127,6 +130,19 @@ by_tail(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Fill in x->tail and x->tmask from x->kw and x->len. */
+static void
+set_tail(struct lit *x)
+{
+	uint8_t t[8] = { 0 }, mk[8] = { 0 };
+	size_t l = x->len < 8 ? x->len : 8;
+
+	memcpy(t + 8 - l, x->kw + x->len - l, l);
+	memset(mk + 8 - l, 0xff, l);
+	memcpy(&x->tail, t, 8);
+	memcpy(&x->tmask, mk, 8);
+}
+
 struct leak_ac *
 leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 {
@@ -169,7 +185,8 @@ leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 		/* Case folding by OR 0x20 also maps other bytes together;
 		 * the filter only needs to be a superset. */
 		ac->lits[i] = (struct lit){ fold3(k + len - 3) | b << 24,
-			pat->id, (uint16_t)len, (uint8_t)b, pat->bytes };
+			pat->id, (uint16_t)len, (uint8_t)b, pat->bytes, 0, 0 };
+		set_tail(&ac->lits[i]);
 	}
 	for (size_t h = 0; h < AXG_ARRAY_LEN(ac->reach); h++)
 		ac->reach[h] &= ~any;
@@ -208,6 +225,12 @@ leak_ac_set_simd(struct leak_ac *ac, bool on)
 #endif
 }
 
+bool
+leak_ac_simd(const struct leak_ac *ac)
+{
+	return ac->avx2;
+}
+
 /* p[0..len) equals the lower-case kw without regard to ASCII case;
  * compared from the end, where keywords sharing a tail differ last. */
 static inline bool
@@ -221,6 +244,35 @@ fold_eq(const uint8_t *p, const char *kw, size_t len)
 			return false;
 	}
 	return true;
+}
+
+/* The 8 bytes at p with ASCII upper-case letters made lower-case. */
+static inline uint64_t
+fold8(const uint8_t *p)
+{
+	const uint64_t ones = 0x0101010101010101ULL;
+	const uint64_t hi = ones * 0x80;
+	uint64_t v, t;
+
+	memcpy(&v, p, 8);
+	t = v & ~hi; /* each byte under 0x80: the sums below stay in it */
+	uint64_t up = (t + ones * (0x80 - 'A')) &
+	    ~(t + ones * (0x80 - 'Z' - 1)) & ~v & hi;
+	return v | up >> 2;
+}
+
+/* Does the keyword x end at p[e] (the byte before p + e + 1)?  Its last
+ * 8 bytes are compared as one word when the input has 8 bytes there. */
+static inline bool
+lit_ends_at(const struct lit *x, const uint8_t *p, size_t e)
+{
+	if (e + 1 < x->len)
+		return false;
+	if (e + 1 < 8)
+		return fold_eq(p + e + 1 - x->len, x->kw, x->len);
+	if (((fold8(p + e + 1 - 8) ^ x->tail) & x->tmask) != 0)
+		return false;
+	return x->len <= 8 || fold_eq(p + e + 1 - x->len, x->kw, x->len - 8);
 }
 
 /* Confirm the keywords of bucket b that can end at p[e]. */
@@ -240,8 +292,7 @@ ends_at(const struct leak_ac *ac, const uint8_t *p, size_t e, unsigned b,
 	}
 	for (size_t i = first - 1; i < ac->nlits && ac->lits[i].w == w; i++) {
 		const struct lit *x = &ac->lits[i];
-		if (e + 1 < x->len ||
-		    !fold_eq(p + e + 1 - x->len, x->kw, x->len))
+		if (!lit_ends_at(x, p, e))
 			continue;
 		int rc = hit(e + 1, x->id, arg);
 		if (rc != 0)

@@ -74,6 +74,9 @@ void leak_ac_free(struct leak_ac *ac);
  * compare the two).  AXGATE_SCAN_SCALAR=1 in the environment makes never
  * the default, to run a whole test suite on the scalar path. */
 void leak_ac_set_simd(struct leak_ac *ac, bool on);
+/* Is the SIMD filter in use?  The scanner's other SIMD passes follow it,
+ * so the same switch compares both paths of every pass. */
+bool leak_ac_simd(const struct leak_ac *ac);
 /* Call hit(end, id, arg) for every pattern occurrence ending at end (the
  * offset just past its last byte), roughly in order of position (a long
  * keyword is reported where its rarest window is).  Returns 0, or the

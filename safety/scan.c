@@ -18,6 +18,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define SCAN_X86 1
+#endif
+
 #include "common/common.h"
 #include "safety/safety-int.h"
 
@@ -72,6 +77,9 @@ struct leak_scan {
 	uint32_t *map[LEAK_DECODE_DEPTH_MAX + 1];
 	size_t mapcap[LEAK_DECODE_DEPTH_MAX + 1];
 	struct axg_buf b64[LEAK_DECODE_DEPTH_MAX + 1];
+	/* Per layer: bit i of word i / 64 is set if byte i is base64. */
+	uint64_t *b64m[LEAK_DECODE_DEPTH_MAX + 1];
+	size_t b64mcap[LEAK_DECODE_DEPTH_MAX + 1];
 	uint8_t hex[LEAK_DECODE_DEPTH_MAX + 1][LEAK_HEX_RUN_MAX / 2];
 
 	int failed;
@@ -154,6 +162,7 @@ leak_scan_free(struct leak_scan *sc)
 		axg_buf_free(&sc->dec[d]);
 		axg_buf_free(&sc->b64[d]);
 		free(sc->map[d]);
+		free(sc->b64m[d]);
 	}
 	free(sc);
 }
@@ -677,61 +686,279 @@ b64_texty(const uint8_t *p, size_t n)
 	return high * 4 <= groups;
 }
 
+/* Set m[i / 64] bit i % 64 for the base64 bytes of p[0..n): words
+ * [0, (n + 63) / 64), bits at n and past it clear. */
+static void
+b64_mask_scalar(const uint8_t *tab, const uint8_t *p, size_t n, uint64_t *m)
+{
+	for (size_t w = 0; w * 64 < n; w++) {
+		size_t lim = n - w * 64 < 64 ? n - w * 64 : 64;
+		const uint8_t *q = p + w * 64;
+		uint64_t x = 0;
+		for (size_t j = 0; j < lim; j++)
+			x |= (uint64_t)tab[q[j]] << j;
+		m[w] = x;
+	}
+}
+
+#ifdef SCAN_X86
+/* b64_mask_scalar with AVX2, for rs->b64tab's alphabet (A-Z a-z 0-9 + / -
+ * _), looked up by nibbles: a byte is in it if its high nibble's class
+ * bits and its low nibble's share one.  Classes: 0 "+-/" (high 2, low B
+ * D F), 1 digits (3, 0-9), 2 A-O and a-o (4 and 6, 1-F), 3 P-Z and p-z
+ * (5 and 7, 0-A), 4 '_' (5, F).  The tail, under 64 bytes, is done with
+ * tab. */
+__attribute__((target("avx2"))) static void
+b64_mask_avx2(const uint8_t *tab, const uint8_t *p, size_t n, uint64_t *m)
+{
+	const __m256i lo_cls = _mm256_setr_epi8(0x0a, 0x0e, 0x0e, 0x0e, 0x0e,
+	    0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0c, 0x05, 0x04, 0x05, 0x04, 0x15,
+	    0x0a, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0c,
+	    0x05, 0x04, 0x05, 0x04, 0x15);
+	const __m256i hi_cls = _mm256_setr_epi8(0, 0, 0x01, 0x02, 0x04, 0x18,
+	    0x04, 0x08, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x02, 0x04, 0x18,
+	    0x04, 0x08, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m256i nib = _mm256_set1_epi8(0x0f);
+	const __m256i zero = _mm256_setzero_si256();
+	size_t w = 0;
+
+	for (; w * 64 + 64 <= n; w++) {
+		uint64_t x = 0;
+		for (unsigned h = 0; h < 2; h++) {
+			__m256i v = _mm256_loadu_si256(
+			    (const __m256i *)(p + w * 64 + 32 * h));
+			__m256i lo = _mm256_shuffle_epi8(lo_cls,
+			    _mm256_and_si256(v, nib));
+			__m256i hi = _mm256_shuffle_epi8(hi_cls,
+			    _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
+			__m256i out =
+			    _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), zero);
+			x |= (uint64_t)(uint32_t)~_mm256_movemask_epi8(out)
+			    << (32 * h);
+		}
+		m[w] = x;
+	}
+	if (w * 64 < n)
+		b64_mask_scalar(tab, p + w * 64, n - w * 64, m + w);
+}
+#endif
+
+static bool
+mask_bit(const uint64_t *m, size_t i)
+{
+	return (m[i / 64] >> (i % 64)) & 1;
+}
+
+/* The first i at or after from whose bit is clear, or n. */
+static size_t
+run_end(const uint64_t *m, size_t from, size_t n)
+{
+	size_t i = from;
+
+	while (i < n) {
+		uint64_t x = ~m[i / 64] >> (i % 64);
+		if (x != 0) {
+			i += (size_t)__builtin_ctzll(x);
+			return i < n ? i : n;
+		}
+		i = (i | 63) + 1;
+	}
+	return n;
+}
+
+/* The start of the run of set bits that ends at e (exclusive), but not
+ * before lo (lo <= e). */
+static size_t
+run_start(const uint64_t *m, size_t lo, size_t e)
+{
+	size_t j = e;
+
+	while (j > lo) {
+		size_t last = j - 1;
+		/* Bits 0 .. last % 64 of the word that holds last. */
+		uint64_t keep = ~(uint64_t)0 >> (63 - last % 64);
+		uint64_t x = ~m[last / 64] & keep;
+		if (x != 0) {
+			size_t s = (last & ~(size_t)63) + 64 -
+			    (size_t)__builtin_clzll(x);
+			return s > lo ? s : lo;
+		}
+		j = last & ~(size_t)63;
+	}
+	return lo;
+}
+
+/* Does the base64 run p[0..n) have both an upper- and a lower-case letter?
+ * Its bytes are all of the alphabet, where a byte is a lower-case letter
+ * if bits 0x60 are both set, and an upper-case one if only 0x40 is and it
+ * is not '_'; 8 bytes are tested at a time. */
+static bool
+b64_both_cases(const uint8_t *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ULL;
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
+	uint64_t up = 0, low = 0;
+	size_t k = 0;
+
+	for (; k + 8 <= n; k += 8) {
+		uint64_t x, y;
+		memcpy(&x, p + k, 8);
+		y = x ^ (ones * '_');
+		/* The high bit of each byte that is not '_'. */
+		uint64_t not_u = (((y & lo7) + lo7) | y) & ~lo7;
+		low |= x & (x << 1) & (ones * 0x40);
+		up |= x & ~(x << 1) & (not_u >> 1) & (ones * 0x40);
+		if (up != 0 && low != 0)
+			return true;
+	}
+	for (; k < n; k++) {
+		up |= p[k] >= 'A' && p[k] <= 'Z';
+		low |= p[k] >= 'a' && p[k] <= 'z';
+	}
+	return up != 0 && low != 0;
+}
+
+/* A position at or after c, below n, where a run of 24 set bits may
+ * start: c itself or the start of an aligned pair of all-set bytes of the
+ * mask (any 24 set bits hold one), else n.  m has words words. */
+static size_t
+next_pair(const uint64_t *m, size_t words, size_t n, size_t c)
+{
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
+
+	for (size_t w = c / 64; w < words; w++) {
+		uint64_t x = m[w], nx = w + 1 < words ? m[w + 1] : 0;
+		/* Byte g: mask bytes g and g + 1 both set. */
+		uint64_t t = ~(x & ((x >> 8) | (nx << 56)));
+		uint64_t z = ~(((t & lo7) + lo7) | t | lo7);
+		if (w == c / 64)
+			z &= ~(uint64_t)0 << (8 * (c % 64 / 8));
+		if (z != 0) {
+			size_t at = w * 64 + (size_t)__builtin_ctzll(z) / 8 * 8;
+			return at > c ? at : c;
+		}
+	}
+	return n;
+}
+
+/* The first run of at least B64_RUN_MIN set bits that starts at or after
+ * from (a run under way at from counting from there), as [*s, *e). */
+static bool
+next_long_run(const uint64_t *m, size_t n, size_t from, size_t *s, size_t *e)
+{
+	size_t words = (n + 63) / 64, c = from;
+
+	while ((c = next_pair(m, words, n, c)) < n) {
+		*s = run_start(m, from, c);
+		*e = run_end(m, c, n);
+		if (*e - *s >= B64_RUN_MIN)
+			return true;
+		c = *e;
+	}
+	return false;
+}
+
+/* One step of the run search from *ip (see scan_base64_runs): decode and
+ * scan the run around the probe if it is long enough. */
+static int
+b64_step(struct leak_scan *sc, const uint8_t *p, size_t n, const uint64_t *m,
+    size_t *ip, const struct layer *ly, int depth)
+{
+	size_t i = *ip, probe = i + B64_RUN_MIN - 1;
+
+	if (!mask_bit(m, probe)) {
+		*ip = probe + 1;
+		return 0;
+	}
+	size_t s = run_start(m, i, probe);
+	size_t e = run_end(m, probe + 1, n);
+	size_t end = e;
+	while (end < n && p[end] == '=' && end - e < 2)
+		end++;
+	*ip = end < n ? end + 1 : end;
+	if (e - s < B64_RUN_MIN)
+		return 0;
+	if (e - s >= HEX_RUN_MIN) {
+		int rc = scan_hex_runs(sc, p, s, e, ly, depth);
+		if (rc != 0)
+			return rc;
+	}
+	/* base64 of text has both cases; hex digests, UUIDs and identifiers
+	 * do not and are not decoded. */
+	if (!b64_both_cases(p + s, e - s) || !b64_texty(p + s, end - s))
+		return 0;
+	struct axg_buf *out = &sc->b64[depth];
+	if (!leak_decode_base64(p + s, end - s, out) || out->len < 12 ||
+	    !mostly_text((const uint8_t *)out->data, out->len))
+		return 0;
+	struct layer sub = { .parent = ly,
+		.enc = LEAK_ENC_BASE64,
+		.b64_off = s,
+		.b64_len = end - s,
+		.len = out->len };
+	/* Deeper layers use sc->b64[depth + 1], not this buffer. */
+	return scan_layer(sc, (const uint8_t *)out->data, out->len, &sub,
+	    depth + 1);
+}
+
+/* Base64 runs of at least B64_RUN_MIN bytes, decoded and scanned again
+ * (and hex runs inside them).  The search is a sequence of steps from i:
+ * probe the last byte a run starting at i would need; if it is base64,
+ * take the run around it, and go on past its end and up to two '='.  So
+ * i follows a byte outside the alphabet, or is 0, or (after "=") may skip
+ * a run's first byte.  The bytes are read as bits of a mask built with
+ * SIMD, and the steps between long runs are skipped: from i the steps
+ * reach the next long run with i at its start, unless "=" precedes it,
+ * where they are taken one by one. */
 static int
 scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
     const struct layer *ly, int depth)
 {
 	const uint8_t *tab = sc->rs->b64tab;
-	size_t i = 0;
+	size_t words = (n + 63) / 64, i = 0, s, e;
+	uint64_t *m;
+	int rc;
 
-	/* Runs shorter than B64_RUN_MIN are skipped without reading all
-	 * their bytes: probe the last byte a run starting at i would need;
-	 * i always follows a byte outside the alphabet (or is 0). */
-	while (i + B64_RUN_MIN <= n) {
-		size_t probe = i + B64_RUN_MIN - 1;
-		if (!tab[p[probe]]) {
-			i = probe + 1;
+	if (n < B64_RUN_MIN)
+		return 0;
+	if (sc->b64mcap[depth] < words) {
+		free(sc->b64m[depth]);
+		sc->b64m[depth] = axg_calloc(words, sizeof(uint64_t));
+		sc->b64mcap[depth] = words;
+	}
+	m = sc->b64m[depth];
+#ifdef SCAN_X86
+	if (leak_ac_simd(sc->rs->ac))
+		b64_mask_avx2(tab, p, n, m);
+	else
+#endif
+		b64_mask_scalar(tab, p, n, m);
+
+	while (i + B64_RUN_MIN <= n && next_long_run(m, n, i, &s, &e)) {
+		if (s > i && p[s - 1] == '=') {
+			/* The steps whose probe is before s find only short
+			 * runs: just move i as they would. */
+			while (i + B64_RUN_MIN - 1 < s) {
+				size_t probe = i + B64_RUN_MIN - 1, end;
+				if (!mask_bit(m, probe)) {
+					i = probe + 1;
+					continue;
+				}
+				size_t re = run_end(m, probe + 1, n);
+				for (end = re;
+				     end < n && p[end] == '=' && end - re < 2;
+				     end++)
+					;
+				i = end < n ? end + 1 : end;
+			}
+			while (i < e && i + B64_RUN_MIN <= n)
+				if ((rc = b64_step(sc, p, n, m, &i, ly,
+					 depth)) != 0)
+					return rc;
 			continue;
 		}
-		size_t s = probe;
-		while (s > i && tab[p[s - 1]])
-			s--;
-		size_t e = probe + 1;
-		while (e < n && tab[p[e]])
-			e++;
-		size_t end = e;
-		while (end < n && p[end] == '=' && end - e < 2)
-			end++;
-		i = end < n ? end + 1 : end;
-		if (e - s < B64_RUN_MIN)
-			continue;
-		if (e - s >= HEX_RUN_MIN) {
-			int rc = scan_hex_runs(sc, p, s, e, ly, depth);
-			if (rc != 0)
-				return rc;
-		}
-		/* base64 of text has both cases; hex digests, UUIDs and
-		 * identifiers do not and are not decoded. */
-		bool up = false, low = false;
-		for (size_t k = s; k < e && !(up && low); k++) {
-			up = up || (p[k] >= 'A' && p[k] <= 'Z');
-			low = low || (p[k] >= 'a' && p[k] <= 'z');
-		}
-		if (!up || !low || !b64_texty(p + s, end - s))
-			continue;
-		struct axg_buf *out = &sc->b64[depth];
-		if (!leak_decode_base64(p + s, end - s, out) || out->len < 12 ||
-		    !mostly_text((const uint8_t *)out->data, out->len))
-			continue;
-		struct layer sub = { .parent = ly,
-			.enc = LEAK_ENC_BASE64,
-			.b64_off = s,
-			.b64_len = end - s,
-			.len = out->len };
-		/* Deeper layers use sc->b64[depth + 1], not this buffer. */
-		int rc = scan_layer(sc, (const uint8_t *)out->data, out->len,
-		    &sub, depth + 1);
-		if (rc != 0)
+		i = s;
+		if ((rc = b64_step(sc, p, n, m, &i, ly, depth)) != 0)
 			return rc;
 	}
 	return 0;
