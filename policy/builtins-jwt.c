@@ -848,7 +848,7 @@ bi_decode_verify(struct axp_bctx *ctx, struct axv *const *args,
 {
 	const struct axv *c = args[1], *cert = NULL, *secret = NULL, *v;
 	const char *alg = NULL, *iss = NULL, *aud = NULL;
-	double now = (double)ctx->now_ns;
+	double now = (double)axp_bctx_now_ns(ctx);
 	const struct jwt_alg *a;
 	struct keyset ks;
 	struct jwt t;

@@ -1179,7 +1179,7 @@ static int
 bi_now_ns(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
 	(void)args;
-	*out = axv_int(ctx->now_ns);
+	*out = axv_int(axp_bctx_now_ns(ctx));
 	return AXP_BI_OK;
 }
 

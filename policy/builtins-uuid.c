@@ -20,7 +20,7 @@ bi_rfc4122(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	unsigned char md[EVP_MAX_MD_SIZE], seed[16];
 	unsigned int mdlen = 0;
 	uintptr_t ev = (uintptr_t)ctx->eval;
-	uint64_t now = (uint64_t)ctx->now_ns;
+	uint64_t now = (uint64_t)axp_bctx_now_ns(ctx);
 	char s[37];
 	int i;
 

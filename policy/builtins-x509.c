@@ -406,7 +406,7 @@ bi_parse_and_verify(struct axp_bctx *ctx, struct axv *const *args,
 			chain)) {
 			X509_VERIFY_PARAM *vp = X509_STORE_CTX_get0_param(sc);
 			X509_VERIFY_PARAM_set_time(vp,
-			    (time_t)(ctx->now_ns / 1000000000));
+			    (time_t)(axp_bctx_now_ns(ctx) / 1000000000));
 			good = X509_verify_cert(sc) == 1;
 		}
 	}

@@ -46,11 +46,15 @@ enum axp_bi_status {
 struct axp_bctx {
 	const char *name;      /* the builtin being called, for messages */
 	bool strict;	       /* strict builtin errors requested */
-	int64_t now_ns;	       /* time.now_ns(), fixed for one evaluation */
+	int64_t now_ns;	       /* without an evaluation: the time to use */
 	void *eval;	       /* the evaluation (opaque; for callbacks) */
 	enum axp_errcode code; /* set by axp_bi_error */
 	char msg[512];	       /* set by axp_bi_error, without the code */
 };
+
+/* time.now_ns() of the evaluation: read from the clock by the first
+ * builtin that asks, then the same for the rest of the evaluation. */
+int64_t axp_bctx_now_ns(struct axp_bctx *ctx);
 
 typedef int (*axp_builtin_fn)(struct axp_bctx *ctx, struct axv *const *args,
     struct axv **out);

@@ -146,25 +146,29 @@ undo(struct ev *ev, size_t mark)
 	}
 }
 
-static int
+static inline int
 frame_push(struct ev *ev, uint32_t n, size_t *saved)
 {
+	/* Slots above top are all unbound: every binding is on the trail,
+	 * and every run() and frame undoes its own before it returns. */
 	if (ev->top + n > ev->cap) {
+		size_t old = ev->cap;
 		if (ev->top + n > EV_MAX_SLOTS)
 			return -1;
 		while (ev->top + n > ev->cap)
 			ev->cap *= 2;
 		ev->slots =
 		    axg_reallocarray(ev->slots, ev->cap, sizeof(*ev->slots));
+		memset(ev->slots + old, 0,
+		    (ev->cap - old) * sizeof(*ev->slots));
 	}
-	memset(ev->slots + ev->top, 0, n * sizeof(*ev->slots));
 	*saved = ev->fp;
 	ev->fp = ev->top;
 	ev->top += n;
 	return 0;
 }
 
-static void
+static inline void
 frame_pop(struct ev *ev, size_t saved)
 {
 	ev->top = ev->fp;
@@ -770,7 +774,8 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 				ok = unify_pat(ev, &d->args[j], args[j], true);
 			if (ok)
 				rc = run(ev, d->body, 0);
-			undo(ev, mark);
+			if (ev->ntrail != mark)
+				undo(ev, mark);
 			frame_pop(ev, saved_fp);
 			if (rc < 0 || c->count > before)
 				break;
@@ -805,7 +810,7 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 	if (ce->state == 1)
 		return ev_error(ev, loc, AXP_ERR_EVAL_INTERNAL,
 		    "rule %s is recursive", g->name);
-	if (has_data_overlays(ev)) {
+	if (ev->nov > 0 && has_data_overlays(ev)) {
 		struct axv *v =
 		    apply_data_overlays(ev, g->node->path, NULL, &rep);
 		if (rep) {
@@ -856,7 +861,7 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 	ev->depth--;
 	if (c.acc == NULL && g->defval != NULL)
 		c.acc = axv_ref(g->defval);
-	if (has_data_overlays(ev))
+	if (ev->nov > 0 && has_data_overlays(ev))
 		c.acc = apply_data_overlays(ev, g->node->path, c.acc, &rep);
 	ce->state = 2;
 	ce->v = c.acc;
@@ -914,33 +919,13 @@ eval_func(struct ev *ev, const struct rgroup *g, struct axv *const *args,
 	return 0;
 }
 
-/* The time of the evaluation, for the builtins that read it: the clock is
- * read once, by the first of them, not by every evaluation. */
-static int64_t
-uses_clock(struct ev *ev, const struct axp_builtin *bi)
+int64_t
+axp_bctx_now_ns(struct axp_bctx *ctx)
 {
-	const char *n = bi->name;
-	bool clock = (bi->flags & AXP_BIF_NONDET) != 0;
+	struct ev *ev = ctx->eval;
 
-	if (!clock)
-		switch (n[0]) {
-		case 't':
-			clock = strncmp(n, "time.", 5) == 0;
-			break;
-		case 'i':
-			clock = strncmp(n, "io.jwt.", 7) == 0;
-			break;
-		case 'c':
-			clock = strncmp(n, "crypto.x509.", 12) == 0;
-			break;
-		case 'u':
-			clock = strncmp(n, "uuid.", 5) == 0;
-			break;
-		default:
-			break;
-		}
-	if (!clock)
-		return 0;
+	if (ev == NULL)
+		return ctx->now_ns;
 	if (ev->now_ns == 0)
 		ev->now_ns = (int64_t)axg_now_ms() * 1000000;
 	return ev->now_ns;
@@ -988,7 +973,7 @@ call_any(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi,
 	ctx.msg[0] = '\0';
 	ctx.name = bi->name;
 	ctx.strict = ev->strict;
-	ctx.now_ns = uses_clock(ev, bi);
+	ctx.now_ns = 0; /* axp_bctx_now_ns() reads ev's */
 	ctx.eval = ev;
 	rc = bi->fn(&ctx, args, out);
 	if (rc == AXP_BI_OK)
@@ -1323,6 +1308,7 @@ call_stmt(struct ev *ev, const struct stmt *s)
 {
 	struct axv *argv[16], **args = argv, *out = NULL;
 	uint32_t j, lentarr = 0; /* bit j: args[j] is from lend_array */
+	bool owned = false;	 /* some args[j] is to be released */
 	int rc = 0;
 
 	if (s->nargs > 16)
@@ -1332,6 +1318,7 @@ call_stmt(struct ev *ev, const struct stmt *s)
 		 * frame keeps them alive during the call */
 		if ((args[j] = peek(ev, &s->args[j])) != NULL)
 			continue;
+		owned = true;
 		if (j < 32 && (args[j] = lend_array(ev, &s->args[j])) != NULL) {
 			lentarr |= 1u << j;
 			continue;
@@ -1366,7 +1353,7 @@ call_stmt(struct ev *ev, const struct stmt *s)
 	}
 out:
 	axv_unref(out);
-	while (j-- > 0) {
+	while (owned && j-- > 0) {
 		if (j < 32 && (lentarr & (1u << j)) != 0)
 			unlend_array(args[j]);
 		else if (s->args[j].kind != OPD_CONST &&
@@ -1693,7 +1680,8 @@ stop:
 fail:
 	rc = -1;
 out:
-	undo(ev, mark);
+	if (ev->ntrail != mark)
+		undo(ev, mark);
 	return rc;
 }
 
@@ -1707,8 +1695,8 @@ axp_eval(const struct axp_query *q, struct axv *input,
 
 /* The buffers of an evaluation (slots, trail, rule cache), kept per
  * thread between evaluations so that a prepared query allocates nothing
- * of its own machinery: the slots need no clearing (every frame clears
- * its own), the cache is left all zero by the evaluation that used it. */
+ * of its own machinery: the slots are left unbound and the cache all
+ * zero by the evaluation that used them. */
 struct evmem {
 	struct axv **slots;
 	size_t cap;
@@ -1793,7 +1781,8 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 		need *= 2;
 	if (m->cap < need) {
 		free(m->slots);
-		m->slots = axg_reallocarray(NULL, need, sizeof(*m->slots));
+		m->slots =
+		    axg_calloc(need, sizeof(*m->slots)); /* see frame_push */
 		m->cap = need;
 	}
 	if (m->ncache < ngroups) {

@@ -484,7 +484,7 @@ find_str_key(struct axv *const *k, size_t len, const char *s, size_t n)
 {
 	size_t lo = 0, hi = len, i;
 
-	if (len <= 8) { /* small objects: equality is all a lookup needs */
+	if (len <= 16) { /* small objects: equality is all a lookup needs */
 		for (i = 0; i < len; i++) {
 			const struct axv_str *x = AXV_STR(k[i]);
 			if (k[i]->kind == AXV_STRING && x->len == n &&

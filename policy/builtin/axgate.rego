@@ -12,7 +12,13 @@ package axgate.builtin
 
 policy := data.axgate.policy
 
-mode := object.get(policy, ["network", "mode"], "proxy")
+mode := object.get(data.axgate.policy, ["network", "mode"], "proxy")
+
+# What connect and http answer when the mode, not the endpoints, decides.
+mode_decision := {
+	"allow": {"allow": true, "rule": "mode:allow", "reason": "network mode is allow: traffic is not gated"},
+	"block": {"allow": false, "rule": "mode:block", "reason": "network mode is block: no network access"},
+}
 
 # ---- helpers ----
 
@@ -22,16 +28,18 @@ port_ok(ranges, port) if {
 	port <= r[1]
 }
 
-# Index entries that name the host exactly or by a wildcard suffix.
+# Index entries that name the host exactly or by a wildcard suffix.  (The
+# index is read through data.axgate.policy, not the policy rule above:
+# these rules run on every decision, and a base document is one step.)
 host_entries contains e if {
-	some e in policy.index.exact[input.host]
+	some e in data.axgate.policy.index.exact[input.host]
 }
 
 # input.host_suffixes: the host's parent domains, given by the proxy
 # ("a.b.example.com": "b.example.com", "example.com", "com").
 host_entries contains e if {
 	some suffix in suffixes
-	some e in policy.index.suffix[suffix]
+	some e in data.axgate.policy.index.suffix[suffix]
 }
 
 suffixes := input.host_suffixes if {
@@ -40,19 +48,23 @@ suffixes := input.host_suffixes if {
 	parts := split(input.host, ".")
 	some i in numbers.range(1, count(parts) - 1)
 ] if {
-	not is_ip(input.host)
+	not host_is_ip
 }
 
 # The CIDR endpoints are scanned straight from the base document, so that
 # the engine answers the scan with its CIDR index instead of testing
 # every endpoint.
 host_entries contains e if {
-	is_ip(input.host)
+	host_is_ip
 	some e in data.axgate.policy.index.cidr
 	net.cidr_contains(e.cidr, input.host)
 }
 
 # input.host_type: "name", "ipv4" or "ipv6", given by the proxy.
+host_is_ip := input.host_type != "name" if {
+	input.host_type
+} else := is_ip(input.host)
+
 is_ip(h) := input.host_type != "name" if {
 	input.host_type
 } else := true if {
@@ -65,9 +77,12 @@ is_ip(h) := input.host_type != "name" if {
 
 # A tunnel cannot be inspected, so an endpoint with HTTP rules never
 # allows CONNECT.
+# (port_ok written out: this runs for every CONNECT)
 connect_ok contains e.policy if {
 	some e in host_entries
-	port_ok(e.ports, input.port)
+	some r in e.ports
+	r[0] <= input.port
+	input.port <= r[1]
 	not e.rules
 }
 
@@ -77,10 +92,8 @@ host_known contains e.policy if {
 
 # ---- data.axgate.connect ----
 
-connect := {"allow": true, "rule": "mode:allow", "reason": "network mode is allow: traffic is not gated"} if {
-	mode == "allow"
-} else := {"allow": false, "rule": "mode:block", "reason": "network mode is block: no network access"} if {
-	mode == "block"
+connect := mode_decision[mode] if {
+	mode != "proxy"
 } else := {"allow": true, "rule": name, "reason": sprintf("%s:%d is allowed by policy %s", [input.host, input.port, name])} if {
 	name := min(connect_ok)
 } else := {"allow": false, "rule": name, "reason": sprintf("port %d of %s is not allowed (policy %s)", [input.port, input.host, name])} if {
@@ -107,10 +120,8 @@ http_ok contains e.policy if {
 	rule_ok(e.rules)
 }
 
-http := {"allow": true, "rule": "mode:allow", "reason": "network mode is allow: traffic is not gated"} if {
-	mode == "allow"
-} else := {"allow": false, "rule": "mode:block", "reason": "network mode is block: no network access"} if {
-	mode == "block"
+http := mode_decision[mode] if {
+	mode != "proxy"
 } else := {"allow": true, "rule": name, "reason": sprintf("%s %s on %s is allowed by policy %s", [input.method, input.path, input.host, name])} if {
 	name := min(http_ok)
 } else := {"allow": false, "rule": name, "reason": sprintf("%s %s on %s:%d is not allowed (policy %s)", [input.method, input.path, input.host, input.port, name])} if {
