@@ -183,11 +183,9 @@ axp_bi_type_error(struct axp_bctx *ctx, int pos, const char *want,
 }
 
 bool
-axp_bi_want(struct axp_bctx *ctx, struct axv *const *args, int pos,
+axp_bi_want_fail(struct axp_bctx *ctx, struct axv *const *args, int pos,
     enum axv_kind k)
 {
-	if (axv_kind(args[pos - 1]) == k)
-		return true;
 	axp_bi_type_error(ctx, pos, axv_kind_name(k), args[pos - 1]);
 	return false;
 }

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "policy/axpolicy.h"
+#include "policy/value-int.h"
 #include "policy/value.h"
 
 enum axp_bi_status {
@@ -79,9 +80,19 @@ int axp_bi_error(struct axp_bctx *ctx, enum axp_errcode code, const char *fmt,
  * several as "one of {array, set}".  Returns AXP_BI_ERROR. */
 int axp_bi_type_error(struct axp_bctx *ctx, int pos, const char *want,
     const struct axv *got);
-/* Check args[pos-1] is of kind k, else record the type error.  true if ok. */
-bool axp_bi_want(struct axp_bctx *ctx, struct axv *const *args, int pos,
+/* Check args[pos-1] is of kind k, else record the type error.  true if ok.
+ * (Inline: every builtin checks its operands on every call.) */
+bool axp_bi_want_fail(struct axp_bctx *ctx, struct axv *const *args, int pos,
     enum axv_kind k);
+
+static inline bool
+axp_bi_want(struct axp_bctx *ctx, struct axv *const *args, int pos,
+    enum axv_kind k)
+{
+	if (axv_kind(args[pos - 1]) == k)
+		return true;
+	return axp_bi_want_fail(ctx, args, pos, k);
+}
 
 /* Look a builtin up by name (n bytes); NULL if unknown.  Thread-safe. */
 const struct axp_builtin *axp_builtin_lookup(const char *name, size_t n);

@@ -104,7 +104,7 @@ ev_error(struct ev *ev, const struct ast_loc *loc, enum axp_errcode code,
  * element of a collection that outlives the binding). */
 #define SLOT(ev, i) ((ev)->slots[(ev)->fp + (i)])
 
-static void
+static inline void
 trail_push(struct ev *ev, size_t t)
 {
 	if (ev->ntrail == ev->captrail) {
@@ -116,7 +116,7 @@ trail_push(struct ev *ev, size_t t)
 }
 
 /* Bind slot to v, taking over the caller's reference. */
-static void
+static inline void
 bind(struct ev *ev, uint32_t slot, struct axv *v)
 {
 	size_t idx = ev->fp + slot;
@@ -126,7 +126,7 @@ bind(struct ev *ev, uint32_t slot, struct axv *v)
 }
 
 /* Bind slot to v without a reference: v must outlive the binding. */
-static void
+static inline void
 lend(struct ev *ev, uint32_t slot, struct axv *v)
 {
 	size_t idx = ev->fp + slot;

@@ -185,7 +185,7 @@ axv_ucs_upper(uint32_t c)
 }
 
 int
-axp_bia_int(struct axp_bctx *ctx, struct axv *const *args, int pos,
+axp_bia_int_slow(struct axp_bctx *ctx, struct axv *const *args, int pos,
     int64_t *out)
 {
 	if (!axp_bi_want(ctx, args, pos, AXV_NUMBER))

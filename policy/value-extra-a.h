@@ -47,8 +47,18 @@ uint32_t axv_ucs_upper(uint32_t c);
 /* args[pos-1] must be an integer that fits int64: "operand POS must be
  * integer number but got floating-point number".  0, or -1 with the error
  * recorded. */
-int axp_bia_int(struct axp_bctx *ctx, struct axv *const *args, int pos,
+int axp_bia_int_slow(struct axp_bctx *ctx, struct axv *const *args, int pos,
     int64_t *out);
+
+static inline int
+axp_bia_int(struct axp_bctx *ctx, struct axv *const *args, int pos,
+    int64_t *out)
+{
+	if (axv_kind(args[pos - 1]) == AXV_NUMBER &&
+	    axv_num_get_i64(args[pos - 1], out))
+		return 0;
+	return axp_bia_int_slow(ctx, args, pos, out);
+}
 /* "operand POS must be KIND of WANTs but got KIND containing TYPE", e.g.
  * "operand 2 must be array of strings but got array containing number".
  * Returns AXP_BI_ERROR. */

@@ -1,6 +1,7 @@
 /*
  * value-int.h: the layout of values, for the files of policy/ that need
- * speed (value*.c, the evaluator).  Builtins use value.h only.
+ * speed: value*.c and the evaluator use it directly; the builtins get its
+ * inline accessors through builtins.h and otherwise use value.h only.
  */
 #ifndef AXP_VALUE_INT_H
 #define AXP_VALUE_INT_H
@@ -76,6 +77,106 @@ struct axv_set {
 #define AXV_NUM(v) ((const struct axv_num *)(v))
 
 void axv_num_free(struct axv_num *n);
+
+/* The accessors of value.h, inline for the files of policy/ (the
+ * evaluator and the builtins call them on every step).  The files that
+ * define the out-of-line versions write their names in parentheses. */
+static inline enum axv_kind
+axv_kind_inline(const struct axv *v)
+{
+	return (enum axv_kind)v->kind;
+}
+
+static inline bool
+axv_bool_get_inline(const struct axv *v)
+{
+	return v->sub != 0;
+}
+
+static inline bool
+axv_is_true_inline(const struct axv *v)
+{
+	return v != NULL && v->kind == AXV_BOOL && v->sub;
+}
+
+static inline const char *
+axv_str_inline(const struct axv *v)
+{
+	return ((const struct axv_str *)v)->s;
+}
+
+static inline size_t
+axv_strlen_inline(const struct axv *v)
+{
+	return ((const struct axv_str *)v)->len;
+}
+
+static inline size_t
+axv_array_len_inline(const struct axv *v)
+{
+	return ((const struct axv_arr *)v)->len;
+}
+
+static inline struct axv *
+axv_array_get_inline(const struct axv *v, size_t i)
+{
+	const struct axv_arr *a = (const struct axv_arr *)v;
+
+	return i < a->len ? a->e[i] : NULL;
+}
+
+static inline size_t
+axv_object_len_inline(const struct axv *v)
+{
+	return ((const struct axv_obj *)v)->len;
+}
+
+static inline struct axv *
+axv_object_key_inline(const struct axv *v, size_t i)
+{
+	return ((const struct axv_obj *)v)->k[i];
+}
+
+static inline struct axv *
+axv_object_val_inline(const struct axv *v, size_t i)
+{
+	return ((const struct axv_obj *)v)->v[i];
+}
+
+static inline size_t
+axv_set_len_inline(const struct axv *v)
+{
+	return ((const struct axv_set *)v)->len;
+}
+
+static inline struct axv *
+axv_set_at_inline(const struct axv *v, size_t i)
+{
+	return ((const struct axv_set *)v)->e[i];
+}
+
+static inline bool
+axv_num_get_i64_inline(const struct axv *v, int64_t *out)
+{
+	if (v->sub != AXV_NUM_INT)
+		return false;
+	*out = ((const struct axv_num *)v)->i;
+	return true;
+}
+
+#define axv_kind(v)	      axv_kind_inline(v)
+#define axv_bool_get(v)	      axv_bool_get_inline(v)
+#define axv_is_true(v)	      axv_is_true_inline(v)
+#define axv_str(v)	      axv_str_inline(v)
+#define axv_strlen(v)	      axv_strlen_inline(v)
+#define axv_array_len(v)      axv_array_len_inline(v)
+#define axv_array_get(v, i)   axv_array_get_inline(v, i)
+#define axv_object_len(v)     axv_object_len_inline(v)
+#define axv_object_key(v, i)  axv_object_key_inline(v, i)
+#define axv_object_val(v, i)  axv_object_val_inline(v, i)
+#define axv_set_len(v)	      axv_set_len_inline(v)
+#define axv_set_at(v, i)      axv_set_at_inline(v, i)
+#define axv_num_get_i64(v, o) axv_num_get_i64_inline(v, o)
 
 /* Free a value whose last reference is gone (value.c). */
 void axv_free_last(struct axv *v);

@@ -205,8 +205,7 @@ axv_num_is_int(const struct axv *v)
 	return v->sub != AXV_NUM_FLOAT;
 }
 
-bool
-axv_num_get_i64(const struct axv *v, int64_t *out)
+bool(axv_num_get_i64)(const struct axv *v, int64_t *out)
 {
 	if (v->sub != AXV_NUM_INT)
 		return false;

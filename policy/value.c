@@ -181,11 +181,13 @@ axv_unref(struct axv *v)
 	axv_unref_inline(v);
 }
 
+#undef axv_kind /* the function; the tag precedes its name */
 enum axv_kind
 axv_kind(const struct axv *v)
 {
 	return (enum axv_kind)v->kind;
 }
+#define axv_kind(v) axv_kind_inline(v)
 
 const char *
 axv_kind_name(enum axv_kind k)
@@ -213,14 +215,12 @@ axv_bool(bool b)
 	return b ? &v_true : &v_false;
 }
 
-bool
-axv_is_true(const struct axv *v)
+bool(axv_is_true)(const struct axv *v)
 {
 	return v != NULL && v->kind == AXV_BOOL && v->sub;
 }
 
-bool
-axv_bool_get(const struct axv *v)
+bool(axv_bool_get)(const struct axv *v)
 {
 	return v->sub != 0;
 }
@@ -266,14 +266,12 @@ axv_string_own(char *s, size_t n)
 	return v;
 }
 
-const char *
-axv_str(const struct axv *v)
+const char *(axv_str)(const struct axv *v)
 {
 	return AXV_STR(v)->s;
 }
 
-size_t
-axv_strlen(const struct axv *v)
+size_t(axv_strlen)(const struct axv *v)
 {
 	return AXV_STR(v)->len;
 }
@@ -336,14 +334,12 @@ axv_array_push(struct axv *arr, struct axv *elem)
 	a->e[a->len++] = elem;
 }
 
-size_t
-axv_array_len(const struct axv *v)
+size_t(axv_array_len)(const struct axv *v)
 {
 	return AXV_ARR(v)->len;
 }
 
-struct axv *
-axv_array_get(const struct axv *v, size_t i)
+struct axv *(axv_array_get)(const struct axv *v, size_t i)
 {
 	return i < AXV_ARR(v)->len ? AXV_ARR(v)->e[i] : NULL;
 }
@@ -472,8 +468,7 @@ axv_object_put_unique(struct axv *obj, struct axv *key, struct axv *val)
 	return true;
 }
 
-size_t
-axv_object_len(const struct axv *v)
+size_t(axv_object_len)(const struct axv *v)
 {
 	return AXV_OBJ(v)->len;
 }
@@ -622,14 +617,12 @@ axv_object_gets(const struct axv *obj, const char *key)
 	return i >= 0 ? o->v[i] : NULL;
 }
 
-struct axv *
-axv_object_key(const struct axv *v, size_t i)
+struct axv *(axv_object_key)(const struct axv *v, size_t i)
 {
 	return AXV_OBJ(v)->k[i];
 }
 
-struct axv *
-axv_object_val(const struct axv *v, size_t i)
+struct axv *(axv_object_val)(const struct axv *v, size_t i)
 {
 	return AXV_OBJ(v)->v[i];
 }
@@ -673,14 +666,12 @@ axv_set_add(struct axv *set, struct axv *elem)
 	s->len++;
 }
 
-size_t
-axv_set_len(const struct axv *v)
+size_t(axv_set_len)(const struct axv *v)
 {
 	return AXV_SET(v)->len;
 }
 
-struct axv *
-axv_set_at(const struct axv *v, size_t i)
+struct axv *(axv_set_at)(const struct axv *v, size_t i)
 {
 	return AXV_SET(v)->e[i];
 }
