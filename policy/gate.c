@@ -13,6 +13,7 @@
 #include "common/common.h"
 #include "policy/gate.h"
 #include "policy/policy-int.h"
+#include "policy/value-build.h"
 #include "policy/value-int.h"
 
 /* A `rego:` module larger than this is refused. */
@@ -523,11 +524,29 @@ istr(int k)
 	return interned[k];
 }
 
+/* The input document is built as pairs in key order, then as one object
+ * (no search per key). */
+struct kvs {
+	struct axv_kv kv[24];
+	size_t n;
+};
+
 static void
-put_str(struct axv *o, int k, const char *v)
+put(struct kvs *p, int k, struct axv *v)
+{
+	if (p->n < AXG_ARRAY_LEN(p->kv)) {
+		p->kv[p->n].k = istr(k);
+		p->kv[p->n++].v = v;
+	} else {
+		axv_unref(v);
+	}
+}
+
+static void
+put_str(struct kvs *p, int k, const char *v)
 {
 	if (v != NULL)
-		axv_object_put(o, istr(k), axv_cstr(v));
+		put(p, k, axv_cstr(v));
 }
 
 /* Header names lower-cased; a repeated field is joined with ", " as
@@ -572,18 +591,20 @@ headers_object(const struct gate_header *h, size_t n)
  * ("a.b.example.com" -> "b.example.com", "example.com", "com"), which is
  * what wildcard endpoints are indexed by. */
 static void
-host_facts(struct axv *in, const char *host)
+host_facts(struct kvs *in, const char *host)
 {
 	unsigned char buf[sizeof(struct in6_addr)];
 	struct axv *sfx;
 	const char *p;
 
-	if (inet_pton(AF_INET, host, buf) == 1) {
-		axv_object_put(in, istr(K_HOST_TYPE), istr(K_IPV4));
+	/* an IPv4 literal starts with a digit, an IPv6 one has a colon */
+	if (host[0] >= '0' && host[0] <= '9' &&
+	    inet_pton(AF_INET, host, buf) == 1) {
+		put(in, K_HOST_TYPE, istr(K_IPV4));
 		return;
 	}
-	if (inet_pton(AF_INET6, host, buf) == 1) {
-		axv_object_put(in, istr(K_HOST_TYPE), istr(K_IPV6));
+	if (strchr(host, ':') != NULL && inet_pton(AF_INET6, host, buf) == 1) {
+		put(in, K_HOST_TYPE, istr(K_IPV6));
 		return;
 	}
 	/* keys in sorted order: host_suffixes before host_type */
@@ -591,45 +612,43 @@ host_facts(struct axv *in, const char *host)
 	for (p = strchr(host, '.'); p != NULL && p[1] != '\0';
 	     p = strchr(p + 1, '.'))
 		axv_array_push(sfx, axv_cstr(p + 1));
-	axv_object_put(in, istr(K_HOST_SUFFIXES), sfx);
-	axv_object_put(in, istr(K_HOST_TYPE), istr(K_NAME));
+	put(in, K_HOST_SUFFIXES, sfx);
+	put(in, K_HOST_TYPE, istr(K_NAME));
 }
 
 struct axv *
 gate_input(const struct gate_request *r)
 {
-	struct axv *in, *client;
+	struct kvs in, client;
 
 	(void)pthread_once(&interned_once, interned_init);
-	in = axv_object_new(16);
-	/* keys in sorted order: each put is an append */
-	put_str(in, K_ADDR, r->addr);
-	put_str(in, K_ADDR_CLASS, r->addr_class);
-	client = axv_object_new(2);
-	put_str(client, K_ADDR, r->client_addr);
-	put_str(client, K_JOB, r->job);
-	axv_object_put(in, istr(K_CLIENT), client);
+	in.n = client.n = 0;
+	/* keys in sorted order */
+	put_str(&in, K_ADDR, r->addr);
+	put_str(&in, K_ADDR_CLASS, r->addr_class);
+	put_str(&client, K_ADDR, r->client_addr);
+	put_str(&client, K_JOB, r->job);
+	put(&in, K_CLIENT, axv_object_build(client.kv, client.n));
 	if (r->entry == GATE_HTTP)
-		axv_object_put(in, istr(K_HEADERS),
-		    headers_object(r->headers, r->nheaders));
-	put_str(in, K_HOST, r->host);
+		put(&in, K_HEADERS, headers_object(r->headers, r->nheaders));
+	put_str(&in, K_HOST, r->host);
 	if (r->host != NULL)
-		host_facts(in, r->host);
-	put_str(in, K_JOB, r->job);
+		host_facts(&in, r->host);
+	put_str(&in, K_JOB, r->job);
 	if ((unsigned)r->entry < GATE_NENTRIES)
-		axv_object_put(in, istr(K_KIND), istr(K_ENTRY + r->entry));
+		put(&in, K_KIND, istr(K_ENTRY + r->entry));
 	else
-		put_str(in, K_KIND, "?");
-	put_str(in, K_METHOD, r->method);
-	put_str(in, K_MODEL, r->model);
-	put_str(in, K_PATH, r->path);
+		put_str(&in, K_KIND, "?");
+	put_str(&in, K_METHOD, r->method);
+	put_str(&in, K_MODEL, r->model);
+	put_str(&in, K_PATH, r->path);
 	if (r->port > 0)
-		axv_object_put(in, istr(K_PORT), axv_int(r->port));
-	put_str(in, K_QUERY, r->query);
-	put_str(in, K_ROUTE, r->route);
-	put_str(in, K_SCHEME, r->scheme);
-	put_str(in, K_SNI, r->sni);
+		put(&in, K_PORT, axv_int(r->port));
+	put_str(&in, K_QUERY, r->query);
+	put_str(&in, K_ROUTE, r->route);
+	put_str(&in, K_SCHEME, r->scheme);
+	put_str(&in, K_SNI, r->sni);
 	if (r->entry == GATE_INFERENCE && r->tokens >= 0)
-		axv_object_put(in, istr(K_TOKENS), axv_int(r->tokens));
-	return in;
+		put(&in, K_TOKENS, axv_int(r->tokens));
+	return axv_object_build(in.kv, in.n);
 }
