@@ -98,6 +98,14 @@ cmd_help(int argc, char **argv)
 	return AXG_EXIT_OK;
 }
 
+/* print() in a policy the proxy runs: a debug line of the log. */
+static void
+print_to_log(const char *line, void *arg)
+{
+	(void)arg;
+	axg_log(AXG_LOG_DEBUG, "policy print: %s", line);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -110,6 +118,7 @@ main(int argc, char **argv)
 	int c;
 
 	axg_log_init("axgate", AXG_LOG_INFO);
+	axp_set_print_hook(print_to_log, NULL);
 	/* '+': stop at the first non-option, the subcommand. */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {

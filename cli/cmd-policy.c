@@ -592,6 +592,15 @@ policy_fmt(int argc, char **argv)
 	return AXG_EXIT_OK;
 }
 
+/* print() in a policy being evaluated or tested: a line on stderr, as
+ * opa eval and opa test write it. */
+static void
+print_to_stderr(const char *line, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", line);
+}
+
 static int
 cmd_policy(int argc, char **argv)
 {
@@ -600,6 +609,7 @@ cmd_policy(int argc, char **argv)
 		axg_cmd_usage(&axg_cmd_policy);
 		return argc < 2 ? AXG_EXIT_USAGE : AXG_EXIT_OK;
 	}
+	axp_set_print_hook(print_to_stderr, NULL);
 	if (strcmp(argv[1], "check") == 0)
 		return policy_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "eval") == 0)

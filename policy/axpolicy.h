@@ -106,6 +106,11 @@ int axp_query_eval_json(const struct axp_query *q, const char *input,
 /* Release the strings of an error filled by the functions above. */
 void axp_error_clear(struct axp_error *err);
 
+/* Where print() in a policy writes: fn(line, arg) once for each line it
+ * prints, from whichever thread evaluates.  NULL (the default) drops them.
+ * Set it before evaluations start. */
+void axp_set_print_hook(void (*fn)(const char *line, void *arg), void *arg);
+
 #ifdef __cplusplus
 }
 #endif

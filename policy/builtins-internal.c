@@ -1,6 +1,9 @@
 /* builtins-internal.c: the builtins the parser writes for `in` and
- * friends: internal.member_2, internal.member_3, and print. */
+ * friends: internal.member_2, internal.member_3, internal.print (print()),
+ * and walk. */
 #include "config.h"
+
+#include <string.h>
 
 #include "policy/builtins.h"
 
@@ -166,7 +169,82 @@ bi_walk(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	return AXP_BI_OK;
 }
 
+/* ---- print ---- */
+#define PRINT_LINE_MAX	(64 * 1024) /* bytes of one printed line */
+#define PRINT_LINES_MAX 1000	    /* lines of one print() call */
+
+static void (*print_fn)(const char *line, void *arg);
+static void *print_arg;
+
+void
+axp_set_print_hook(void (*fn)(const char *line, void *arg), void *arg)
+{
+	print_fn = fn;
+	print_arg = arg;
+}
+
+/* One line for each combination of the operands' values (the cross
+ * product, as OPA prints it): strings as they are, other values as Rego
+ * text, an operand without values as <undefined>; joined by spaces. */
+static void
+print_lines(struct axv *ops, size_t i, struct axg_buf *b, size_t *lines)
+{
+	size_t n = axv_array_len(ops), at = b->len, j;
+	struct axv *set;
+
+	if (*lines >= PRINT_LINES_MAX)
+		return;
+	if (i == n) {
+		print_fn(b->data ? b->data : "", print_arg);
+		(*lines)++;
+		return;
+	}
+	if (i > 0)
+		(void)axg_buf_putc(b, ' ');
+	set = axv_array_get(ops, i);
+	if (axv_kind(set) != AXV_SET || axv_set_len(set) == 0) {
+		(void)axg_buf_puts(b, "<undefined>");
+		print_lines(ops, i + 1, b, lines);
+	} else {
+		for (j = 0; j < axv_set_len(set); j++) {
+			struct axv *v = axv_set_at(set, j);
+			size_t mid = b->len;
+			if (axv_kind(v) == AXV_STRING)
+				(void)axg_buf_append(b, axv_str(v),
+				    axv_strlen(v));
+			else if (axv_to_rego(v, b) < 0)
+				(void)axg_buf_puts(b, "...");
+			print_lines(ops, i + 1, b, lines);
+			b->len = mid;
+			if (b->data != NULL)
+				b->data[mid] = '\0';
+		}
+	}
+	b->len = at;
+	if (b->data != NULL)
+		b->data[at] = '\0';
+}
+
+static int
+bi_print(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	struct axg_buf b;
+	size_t lines = 0;
+
+	if (!axp_bi_want(ctx, args, 1, AXV_ARRAY))
+		return AXP_BI_ERROR;
+	if (print_fn != NULL) {
+		axg_buf_init(&b, PRINT_LINE_MAX);
+		print_lines(args[0], 0, &b, &lines);
+		axg_buf_free(&b);
+	}
+	*out = axv_bool(true);
+	return AXP_BI_OK;
+}
+
 const struct axp_builtin axp_builtins_internal[] = {
+	{ "internal.print", 1, bi_print, "(array[set[any]]) => boolean",
+	    AXP_BIF_NONDET },
 	{ "walk", 1, bi_walk, "(any) => array[array]", 0 },
 	{ "internal.template_string", 1, bi_template_string,
 	    "(array) => string", 0 },

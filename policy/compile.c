@@ -537,6 +537,20 @@ static const struct axp_builtin *resolve_builtin(struct cc *cc,
     struct ast_term *fn, struct rgroup **rg, char *name, size_t namelen);
 
 static bool t_evaluable(struct cc *cc, struct ast_term *t);
+static struct rgroup *resolve_func(struct cc *cc, struct ast_term *fn);
+
+/* print(x, ...): OPA's variadic print, unless a user function of that
+ * name is in scope.  Its operands are evaluated each in a closure of its
+ * own (an undefined one prints as <undefined>), so they do not make the
+ * expression around them unsafe; a var that is never bound is "var x is
+ * undeclared" at the var, as OPA reports it. */
+static bool
+is_print(struct cc *cc, struct ast_term *t)
+{
+	return t != NULL && t->kind == T_CALL && t->key->kind == T_VAR &&
+	    strcmp(t->key->name, "print") == 0 &&
+	    resolve_func(cc, t->key) == NULL;
+}
 static bool t_patternable(struct cc *cc, struct ast_term *t);
 static bool
 closure_ready(struct cc *cc, struct ast_term *t, struct ast_body *b);
@@ -613,8 +627,14 @@ t_evaluable(struct cc *cc, struct ast_term *t)
 	case T_CALL: {
 		struct rgroup *rg = NULL;
 		char nm[256];
-		const struct axp_builtin *bi =
-		    resolve_builtin(cc, t->key, &rg, nm, sizeof(nm));
+		const struct axp_builtin *bi;
+		if (is_print(cc, t)) {
+			for (i = 0; i < t->n; i++)
+				if (!t_evaluable(cc, t->items[i]))
+					return false;
+			return true;
+		}
+		bi = resolve_builtin(cc, t->key, &rg, nm, sizeof(nm));
 		size_t arity = bi ? (size_t)bi->arity : rg ? rg->nargs : t->n;
 		if (bi == NULL && rg == NULL)
 			return true; /* lowering reports the unknown name */
@@ -779,6 +799,8 @@ cap_term(struct capctx *x, struct ast_term *t)
 	case T_ARRAY:
 	case T_SET:
 	case T_OBJECT:
+		if (is_print(x->cc, t))
+			return; /* checked where the print is lowered */
 		if (t->kind == T_CALL)
 			cap_term(x, t->key);
 		for (i = 0; i < t->n; i++)
@@ -998,6 +1020,36 @@ report_unsafe_term(struct cc *cc, struct ast_term *t, const struct ast_loc *at)
 		return;
 	}
 	default:
+		return;
+	}
+}
+
+/* The vars of a print's operands that nothing binds, each once. */
+static void
+report_undeclared(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+	struct var *v;
+
+	switch (t->kind) {
+	case T_VAR:
+		if (var_bound(cc, t->name) || is_wildcard(t->name))
+			return;
+		cerr(cc->C, &t->loc, AXP_ERR_COMPILE, "var %s is undeclared",
+		    t->name);
+		if ((v = scope_find(cc->sc, t->name)) != NULL)
+			cc->bound[v->slot] = true;
+		return;
+	case T_REF:
+	case T_CALL:
+	case T_ARRAY:
+	case T_SET:
+	case T_OBJECT:
+		for (i = 0; i < t->n; i++)
+			report_undeclared(cc, t->items[i]);
+		return;
+	default:
+		report_unsafe_term(cc, t, NULL);
 		return;
 	}
 }
@@ -1502,6 +1554,48 @@ fuse_concat_slice(struct cc *cc, const struct ast_term *t,
 	return true;
 }
 
+/* print(a, b, ...) as internal.print([{x | x = a}, {x | x = b}, ...]):
+ * each operand's values in a set of its own, empty where undefined. */
+static struct opd
+lower_print(struct cc *cc, struct ast_term *t, struct sbuf *sb)
+{
+	const struct axp_builtin *bi = axp_builtin_lookup("internal.print", 14);
+	struct opd *items = ast_alloc(cc->C->A, (t->n + 1) * sizeof(*items));
+	struct opd *args = ast_alloc(cc->C->A, sizeof(*args));
+	struct stmt *s;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		struct sbuf inner = { .s = NULL };
+		bool *saved =
+		    axg_reallocarray(NULL, cc->capbound + 1, sizeof(bool));
+		size_t nsaved = cc->nslots;
+		struct opd v;
+		struct block *b;
+		memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+		v = lower_eval(cc, t->items[i], &inner);
+		b = finish_block(cc->C, &inner, DONE_SET);
+		b->key = v;
+		memcpy(cc->bound, saved, nsaved * sizeof(bool));
+		free(saved);
+		s = emit(sb, IR_COMPR, &t->items[i]->loc);
+		s->blk = b;
+		s->kind = DONE_SET;
+		s->out = temp(cc);
+		items[i] = opd_local(s->out);
+	}
+	memset(args, 0, sizeof(*args));
+	args->kind = OPD_ARRAY;
+	args->items = items;
+	args->n = (uint32_t)t->n;
+	s = emit(sb, IR_CALL, &t->loc);
+	s->bi = bi;
+	s->args = args;
+	s->nargs = 1;
+	s->c = opd_const(cc->C, axv_bool(true));
+	return s->c;
+}
+
 static struct opd
 lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 {
@@ -1514,6 +1608,10 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 	struct stmt *s;
 
 	*stmt_only = false;
+	if (bi == NULL && rg == NULL && is_print(cc, t)) {
+		*stmt_only = true;
+		return lower_print(cc, t, sb);
+	}
 	if (bi == NULL && rg == NULL) {
 		cerr(cc->C, &t->loc, AXP_ERR_TYPE, "undefined function %s",
 		    name[0] ? name : "(call)");
@@ -2700,6 +2798,11 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 				if (done[i])
 					continue;
 				const struct ast_loc *at = &e->loc;
+				if (e->kind == E_TERM && !e->negated &&
+				    e->nwiths == 0 && is_print(cc, e->a)) {
+					report_undeclared(cc, e->a);
+					continue;
+				}
 				report_unsafe_term(cc, e->a, at);
 				report_unsafe_term(cc, e->b, at);
 				report_unsafe_term(cc, e->key, at);

@@ -86,9 +86,74 @@ check_like(const char *src, const char *query, uint64_t steps, const char *want,
 	free(got);
 }
 
+/* print(): the lines it writes through the hook. */
+static void
+collect_line(const char *line, void *arg)
+{
+	struct axg_buf *b = arg;
+
+	axg_buf_puts(b, line);
+	axg_buf_putc(b, '\n');
+}
+
+static void
+test_print(void)
+{
+	struct axg_buf b = AXG_BUF_INIT;
+	char *got;
+
+	axp_set_print_hook(collect_line, &b);
+	got = eval("package t\n"
+		   "p if {\n"
+		   "print(x)\n" /* before x is bound: reordered after */
+		   "x := 1\n"
+		   "print(\"s\", [x, {\"a\": \"b\"}], input.none)\n"
+		   "print({y | some y in [2, 3]}, {z | some z in [\"q\"]})\n"
+		   "}\n",
+	    "x = data.t.p", "{}", 0);
+	is_str(got, "[{\"x\":true}]", "print() never fails its body");
+	is_str(b.data,
+	    "1\n"
+	    "s [1, {\"a\": \"b\"}] <undefined>\n"
+	    "{2, 3} {\"q\"}\n",
+	    "print writes strings as they are, other values as Rego, "
+	    "undefined as <undefined>");
+	free(got);
+	axg_buf_reset(&b);
+	got = eval("package t\np if {\nsome v in [1, 2]\nprint(\"v\", v)\n"
+		   "}\n",
+	    "x = data.t.p", NULL, 0);
+	is_str(b.data ? b.data : "", "v 1\nv 2\n",
+	    "print in an iteration prints once per value");
+	free(got);
+	axg_buf_reset(&b);
+	got = eval("package t\np if {\nfalse\nprint(\"no\")\n}\n",
+	    "x = data.t.p", NULL, 0);
+	is_str(b.data ? b.data : "", "",
+	    "print after a failed expression "
+	    "prints nothing");
+	free(got);
+	axp_set_print_hook(NULL, NULL);
+	got = eval("package t\np if print(\"dropped\")\n", "x = data.t.p", NULL,
+	    0);
+	is_str(got, "[{\"x\":true}]", "without a hook print is a no-op");
+	free(got);
+	got = eval("package t\np if {\nsome x\nprint(x)\n}\n", "x = data.t.p",
+	    NULL, 0);
+	is_str(got, "compile 4:7 rego_compile_error var x is undeclared",
+	    "print of a var nothing binds: undeclared, at the var");
+	free(got);
+	got = eval("package t\nprint(x) := x\np := print(3)\n", "x = data.t.p",
+	    NULL, 0);
+	is_str(got, "[{\"x\":3}]", "a user function named print is called");
+	free(got);
+	axg_buf_free(&b);
+}
+
 int
 main(void)
 {
+	test_print();
 	check("package t\np if input.x == 1\n", "x = data.t.p", "{\"x\":1}",
 	    "[{\"x\":true}]", "complete rule from input");
 	check("package t\np if input.x == 1\n", "x = data.t.p", "{\"x\":2}",
