@@ -2731,7 +2731,12 @@ lower_some_in(struct cc *cc, struct ast_expr *e, struct sbuf *sb,
 		if (x != NULL)
 			probe = lower_eval(cc, jp->probe, sb);
 	}
-	k = e->key ? lower_pattern(cc, e->key, sb) : opd_local(temp(cc));
+	if (e->key != NULL) {
+		k = lower_pattern(cc, e->key, sb);
+	} else { /* some x in c: the keys are not bound at all */
+		memset(&k, 0, sizeof(k));
+		k.kind = OPD_NONE;
+	}
 	v = lower_pattern(cc, e->value, sb);
 	s = emit(sb, x ? IR_ISCAN : IR_SCAN, &e->loc);
 	s->a = coll;

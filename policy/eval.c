@@ -306,6 +306,18 @@ unify_val(struct ev *ev, const struct opd *p, struct axv *v)
 	return unify_pat(ev, p, v, false);
 }
 
+/* unify_pat(ev, p, v, true) with its most common case, an unbound
+ * local (the element var of a scan), inline. */
+static inline bool
+unify_lent(struct ev *ev, const struct opd *p, struct axv *v)
+{
+	if (p->kind == OPD_LOCAL && SLOT(ev, p->slot) == NULL) {
+		lend(ev, p->slot, v);
+		return true;
+	}
+	return unify_pat(ev, p, v, true);
+}
+
 static bool
 unify_opd(struct ev *ev, const struct opd *a, const struct opd *b)
 {
@@ -771,7 +783,7 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 			}
 			mark = ev->ntrail;
 			for (j = 0; j < d->nargs && ok; j++)
-				ok = unify_pat(ev, &d->args[j], args[j], true);
+				ok = unify_lent(ev, &d->args[j], args[j]);
 			if (ok)
 				rc = run(ev, d->body, 0);
 			if (ev->ntrail != mark)
@@ -1147,7 +1159,7 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 		struct axv *v = lookup(coll, key);
 		if (axv_kind(coll) == AXV_STRING)
 			v = NULL;
-		if (v != NULL && unify_pat(ev, &s->c, v, true))
+		if (v != NULL && unify_lent(ev, &s->c, v))
 			rc = run(ev, b, i + 1);
 		undo(ev, mark);
 		axv_unref(key);
@@ -1158,8 +1170,9 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 		n = axv_array_len(coll);
 		for (j = 0; j < n && rc == 0; j++) {
 			struct axv *ix = axv_int((int64_t)j);
-			if (unify_val(ev, &s->b, ix) &&
-			    unify_pat(ev, &s->c, axv_array_get(coll, j), true))
+			if ((s->b.kind == OPD_NONE ||
+				unify_val(ev, &s->b, ix)) &&
+			    unify_lent(ev, &s->c, axv_array_get(coll, j)))
 				rc = run(ev, b, i + 1);
 			undo(ev, mark);
 			axv_unref(ix);
@@ -1168,9 +1181,10 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 	case AXV_OBJECT:
 		n = axv_object_len(coll);
 		for (j = 0; j < n && rc == 0; j++) {
-			if (unify_pat(ev, &s->b, axv_object_key(coll, j),
-				true) &&
-			    unify_pat(ev, &s->c, axv_object_val(coll, j), true))
+			if ((s->b.kind == OPD_NONE ||
+				unify_lent(ev, &s->b,
+				    axv_object_key(coll, j))) &&
+			    unify_lent(ev, &s->c, axv_object_val(coll, j)))
 				rc = run(ev, b, i + 1);
 			undo(ev, mark);
 		}
@@ -1178,8 +1192,9 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 	case AXV_SET:
 		n = axv_set_len(coll);
 		for (j = 0; j < n && rc == 0; j++) {
-			if (unify_pat(ev, &s->b, axv_set_at(coll, j), true) &&
-			    unify_pat(ev, &s->c, axv_set_at(coll, j), true))
+			if ((s->b.kind == OPD_NONE ||
+				unify_lent(ev, &s->b, axv_set_at(coll, j))) &&
+			    unify_lent(ev, &s->c, axv_set_at(coll, j)))
 				rc = run(ev, b, i + 1);
 			undo(ev, mark);
 		}
@@ -1231,7 +1246,8 @@ iscan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
 			v = k;
 			break;
 		}
-		if (unify_val(ev, &s->b, k) && unify_pat(ev, &s->c, v, true))
+		if ((s->b.kind == OPD_NONE || unify_val(ev, &s->b, k)) &&
+		    unify_lent(ev, &s->c, v))
 			rc = run(ev, b, i + 1);
 		undo(ev, mark);
 		axv_unref(k);
