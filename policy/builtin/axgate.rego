@@ -76,10 +76,29 @@ is_ip(h) := input.host_type != "name" if {
 }
 
 # A tunnel cannot be inspected, so an endpoint with HTTP rules never
-# allows CONNECT.
-# (port_ok written out: this runs for every CONNECT)
+# allows CONNECT.  (Written out for each kind of index entry, not over
+# host_entries: this runs for every CONNECT.)
 connect_ok contains e.policy if {
-	some e in host_entries
+	some e in data.axgate.policy.index.exact[input.host]
+	some r in e.ports
+	r[0] <= input.port
+	input.port <= r[1]
+	not e.rules
+}
+
+connect_ok contains e.policy if {
+	some suffix in suffixes
+	some e in data.axgate.policy.index.suffix[suffix]
+	some r in e.ports
+	r[0] <= input.port
+	input.port <= r[1]
+	not e.rules
+}
+
+connect_ok contains e.policy if {
+	host_is_ip
+	some e in data.axgate.policy.index.cidr
+	net.cidr_contains(e.cidr, input.host)
 	some r in e.ports
 	r[0] <= input.port
 	input.port <= r[1]
@@ -87,7 +106,18 @@ connect_ok contains e.policy if {
 }
 
 host_known contains e.policy if {
-	some e in host_entries
+	some e in data.axgate.policy.index.exact[input.host]
+}
+
+host_known contains e.policy if {
+	some suffix in suffixes
+	some e in data.axgate.policy.index.suffix[suffix]
+}
+
+host_known contains e.policy if {
+	host_is_ip
+	some e in data.axgate.policy.index.cidr
+	net.cidr_contains(e.cidr, input.host)
 }
 
 # ---- data.axgate.connect ----
