@@ -36,7 +36,13 @@ struct comp {
 	    *mods; /* all modules, to find rules sharing a line */
 	size_t nmods;
 	char rule_sfx[200]; /* " in rule NAME" or "": see rule_suffix() */
+	/* Work spent ordering expressions (t_evaluable calls): bounded, so
+	 * that a hostile nesting of calls ends with an error, not a hang. */
+	unsigned long order_work;
+	bool order_exhausted, order_reported;
 };
+
+#define ORDER_WORK_MAX 4000000ul
 
 struct cc {
 	struct comp *C;
@@ -578,32 +584,95 @@ mark_ref_vars(struct cc *cc, struct ast_term *t)
 			cc->bound[v->slot] = true;
 }
 
-/* The args of a call, taken in the order in which each becomes evaluable:
- * a ref arg binds its vars first, so foo == input.foos[foo] is safe. */
+/* Does arg t, once evaluable, bind vars (input.foos[foo] binds foo)? */
 static bool
-args_ready(struct cc *cc, struct ast_term *t, size_t arity)
+binds_vars(struct cc *cc, struct ast_term *t)
+{
+	size_t i;
+	struct var *v;
+
+	if (t->kind != T_REF)
+		return false;
+	for (i = 1; i < t->n; i++)
+		if (t->items[i]->kind == T_VAR &&
+		    (v = scope_find(cc->sc, t->items[i]->name)) != NULL &&
+		    !cc->bound[v->slot])
+			return true;
+	return false;
+}
+
+/* The args of a call, taken in the order in which each becomes evaluable:
+ * a ref arg binds its vars first, so foo == input.foos[foo] is safe.
+ * ok[] says which args are evaluable as things stand; only the others are
+ * looked at again, after the ok ones have bound their vars. */
+/* Does t mention a var whose slot is set in fresh? */
+static bool
+mentions(struct cc *cc, const struct ast_term *t, const bool *fresh)
+{
+	size_t i;
+	struct var *v;
+
+	if (t == NULL)
+		return false;
+	switch (t->kind) {
+	case T_VAR:
+		v = scope_find(cc->sc, t->name);
+		return v != NULL && fresh[v->slot];
+	case T_SCALAR:
+		return false;
+	case T_ARRAY_COMPR:
+	case T_SET_COMPR:
+	case T_OBJECT_COMPR:
+		return true; /* closures: look again */
+	default:
+		if (t->kind == T_CALL && mentions(cc, t->key, fresh))
+			return true;
+		for (i = 0; i < t->n; i++)
+			if (mentions(cc, t->items[i], fresh))
+				return true;
+		return false;
+	}
+}
+
+static bool
+args_ready(struct cc *cc, struct ast_term *t, size_t arity, bool *ok)
 {
 	bool *saved = axg_reallocarray(NULL, cc->nslots + 1, sizeof(bool));
-	bool *ok = axg_calloc(arity + 1, sizeof(bool));
+	bool *prev = axg_calloc(cc->nslots + 1, sizeof(bool));
+	bool *fresh = axg_calloc(cc->nslots + 1, sizeof(bool));
 	bool progress = true, all = false;
-	size_t i, left = arity < t->n ? arity : t->n;
+	size_t i, j, n = arity < t->n ? arity : t->n, left = 0;
 
 	memcpy(saved, cc->bound, cc->nslots * sizeof(bool));
+	memcpy(prev, cc->bound, cc->nslots * sizeof(bool));
+	for (i = 0; i < n; i++) {
+		if (ok[i])
+			mark_ref_vars(cc, t->items[i]);
+		else
+			left++;
+	}
 	while (progress && left > 0) {
+		/* the vars bound since the last look; an arg that mentions
+		 * none of them would get the same answer again */
+		for (j = 0; j < cc->nslots; j++)
+			fresh[j] = cc->bound[j] && !prev[j];
+		memcpy(prev, cc->bound, cc->nslots * sizeof(bool));
 		progress = false;
-		for (i = 0; i < arity && i < t->n; i++)
-			if (!ok[i] && t_evaluable(cc, t->items[i])) {
+		for (i = 0; i < n; i++)
+			if (!ok[i] && mentions(cc, t->items[i], fresh) &&
+			    t_evaluable(cc, t->items[i])) {
 				ok[i] = true;
 				left--;
 				progress = true;
 				mark_ref_vars(cc, t->items[i]);
 			}
 	}
+	free(fresh);
+	free(prev);
 	all = left == 0 &&
 	    (t->n <= arity || t_patternable(cc, t->items[t->n - 1]));
 	memcpy(cc->bound, saved, cc->nslots * sizeof(bool));
 	free(saved);
-	free(ok);
 	return all;
 }
 
@@ -611,6 +680,11 @@ static bool
 t_evaluable(struct cc *cc, struct ast_term *t)
 {
 	size_t i;
+
+	if (++cc->C->order_work > ORDER_WORK_MAX) {
+		cc->C->order_exhausted = true;
+		return false;
+	}
 
 	switch (t->kind) {
 	case T_SCALAR:
@@ -638,15 +712,39 @@ t_evaluable(struct cc *cc, struct ast_term *t)
 		size_t arity = bi ? (size_t)bi->arity : rg ? rg->nargs : t->n;
 		if (bi == NULL && rg == NULL)
 			return true; /* lowering reports the unknown name */
-		for (i = 0; i < t->n; i++) {
-			if (i == arity && i == t->n - 1) {
-				if (!t_patternable(cc, t->items[i]))
-					return false;
-			} else if (!t_evaluable(cc, t->items[i])) {
-				return args_ready(cc, t, arity);
+		/* Each arg is looked at once; only when one that is
+		 * evaluable binds vars that another may need are the others
+		 * looked at again (so nested calls cost linear time). */
+		{
+			bool okbuf[16], *ok = okbuf, notall = false,
+					binder = false, r;
+			if (t->n > AXG_ARRAY_LEN(okbuf))
+				ok = axg_calloc(t->n, sizeof(bool));
+			for (i = 0; i < t->n; i++) {
+				if (i == arity && i == t->n - 1) {
+					ok[i] = true;
+					if (!t_patternable(cc, t->items[i])) {
+						notall = binder = false;
+						break;
+					}
+					continue;
+				}
+				ok[i] = t_evaluable(cc, t->items[i]);
+				if (!ok[i])
+					notall = true;
+				else if (binds_vars(cc, t->items[i]))
+					binder = true;
 			}
+			if (i < t->n)
+				r = false; /* the output arg is no pattern */
+			else if (!notall)
+				r = true;
+			else
+				r = binder && args_ready(cc, t, arity, ok);
+			if (ok != okbuf)
+				free(ok);
+			return r;
 		}
-		return true;
 	}
 	case T_ARRAY:
 	case T_SET:
@@ -2796,6 +2894,19 @@ lower_body(struct cc *cc, struct ast_body *b, struct sbuf *sb)
 		for (i = 0; i < b->n; i++)
 			if (!done[i] && expr_ready(cc, b->e[i]))
 				break;
+		if (i == b->n && cc->C->order_exhausted) {
+			if (!cc->C->order_reported) {
+				for (i = 0; i < b->n && done[i]; i++)
+					;
+				cerr(cc->C, &b->e[i < b->n ? i : 0]->loc,
+				    AXP_ERR_COMPILE,
+				    "expression too complex to order (calls "
+				    "nested too deep in one another's "
+				    "arguments)");
+				cc->C->order_reported = true;
+			}
+			break;
+		}
 		if (i == b->n) {
 			for (i = 0; i < b->n; i++) {
 				struct ast_expr *e = b->e[i];

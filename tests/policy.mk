@@ -45,4 +45,5 @@ noinst_PROGRAMS += tests/fuzz/fuzz-policy
 tests_fuzz_fuzz_policy_SOURCES = tests/fuzz/fuzz-policy.c
 tests_fuzz_fuzz_policy_LDFLAGS = $(FUZZ_CFLAGS)
 endif
-EXTRA_DIST += tests/fuzz/fuzz-policy.c tests/fuzz/corpus/policy/basic.rego
+EXTRA_DIST += tests/fuzz/fuzz-policy.c tests/fuzz/corpus/policy/basic.rego \
+	tests/fuzz/corpus/policy/nested-call-args.rego

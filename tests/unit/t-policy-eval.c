@@ -150,9 +150,50 @@ test_print(void)
 	axg_buf_free(&b);
 }
 
+/* Ordering the args of nested calls takes linear time: each level looks
+ * at its args once, and again only at those that mention a var a ref arg
+ * binds.  (It used to look at some nested calls more than twice per level.) */
+static void
+test_nested_call_order(void)
+{
+	struct axg_buf src = AXG_BUF_INIT, e = AXG_BUF_INIT, t;
+	char *got;
+	int i;
+
+	axg_buf_puts(&e, "y");
+	for (i = 0; i < 20; i++) {
+		axg_buf_init(&t, 0);
+		axg_buf_printf(&t, "max([input.a[k%d], %s])", i, e.data);
+		axg_buf_free(&e);
+		e = t;
+	}
+	axg_buf_printf(&src, "package t\np if {\nx := %s\nx > 0\n}\n", e.data);
+	got = eval(src.data, "x = data.t.p", NULL, 0);
+	like_str(got, "compile 3:1 rego_unsafe_var_error var ",
+	    "20 nested calls with an unbound leaf: an unsafe var, at once");
+	free(got);
+	axg_buf_reset(&src);
+	axg_buf_reset(&e);
+	axg_buf_puts(&e, "1");
+	for (i = 0; i < 20; i++) {
+		axg_buf_init(&t, 0);
+		axg_buf_printf(&t, "max([input.a[k%d], %s])", i, e.data);
+		axg_buf_free(&e);
+		e = t;
+	}
+	axg_buf_printf(&src, "package t\np := x if {\nx := %s\n}\n", e.data);
+	got = eval(src.data, "x = data.t.p", "{\"a\": {\"q\": 1}}", 0);
+	is_str(got, "[{\"x\":1}]",
+	    "20 nested calls whose ref args bind their vars: ordered");
+	free(got);
+	axg_buf_free(&src);
+	axg_buf_free(&e);
+}
+
 int
 main(void)
 {
+	test_nested_call_order();
 	test_print();
 	check("package t\np if input.x == 1\n", "x = data.t.p", "{\"x\":1}",
 	    "[{\"x\":true}]", "complete rule from input");
