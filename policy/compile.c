@@ -55,6 +55,7 @@ struct cc {
 	struct opd *expr_opds; /* its expressions' values */
 	size_t cur_expr;
 	const struct ast_loc *expr_loc; /* the body expression being lowered */
+	bool undeclared; /* unsafe vars are reported as print's are */
 };
 
 /* An input.key already read in this block, into slot: a later input.key
@@ -1053,6 +1054,11 @@ expr_ready(struct cc *cc, struct ast_expr *e)
 static void
 unsafe_err(struct cc *cc, const struct ast_loc *at, const struct ast_term *v)
 {
+	if (cc->undeclared) {
+		cerr(cc->C, &v->loc, AXP_ERR_COMPILE, "var %s is undeclared",
+		    v->name);
+		return;
+	}
 	cerr(cc->C, at ? at : &v->loc, AXP_ERR_UNSAFE_VAR, "var %s is unsafe%s",
 	    v->name, cc->C->rule_sfx);
 }
@@ -1122,34 +1128,14 @@ report_unsafe_term(struct cc *cc, struct ast_term *t, const struct ast_loc *at)
 	}
 }
 
-/* The vars of a print's operands that nothing binds, each once. */
+/* The vars of a print's operands that nothing binds, each once, as
+ * "undeclared" at the var. */
 static void
 report_undeclared(struct cc *cc, struct ast_term *t)
 {
-	size_t i;
-	struct var *v;
-
-	switch (t->kind) {
-	case T_VAR:
-		if (var_bound(cc, t->name) || is_wildcard(t->name))
-			return;
-		cerr(cc->C, &t->loc, AXP_ERR_COMPILE, "var %s is undeclared",
-		    t->name);
-		if ((v = scope_find(cc->sc, t->name)) != NULL)
-			cc->bound[v->slot] = true;
-		return;
-	case T_REF:
-	case T_CALL:
-	case T_ARRAY:
-	case T_SET:
-	case T_OBJECT:
-		for (i = 0; i < t->n; i++)
-			report_undeclared(cc, t->items[i]);
-		return;
-	default:
-		report_unsafe_term(cc, t, NULL);
-		return;
-	}
+	cc->undeclared = true;
+	report_unsafe_term(cc, t, NULL);
+	cc->undeclared = false;
 }
 
 /* ---- lowering ---- */
