@@ -34,6 +34,31 @@ like() {
 
 skip() { _t_n=$((_t_n + 1)); echo "ok $_t_n - $1 # SKIP $2"; }
 
+# need_root WHY: skip the whole file, saying WHY, unless run as root.
+need_root() { [ "$(id -u)" -eq 0 ] || skip_all "$*"; }
+
+# need_cmd CMD [WHY]: skip the whole file unless CMD is installed.
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip_all "${2:-$1 is not installed}"
+}
+
+# scratch: $tmp, a new folder, and $pids, the background processes the
+# test starts; at exit the processes are stopped and the folder (and the
+# paths in $scratch_extra) removed.  AXG_KEEP_TMP=1 keeps them.
+scratch() {
+	tmp=$(mktemp -d) || exit 1
+	pids=
+	scratch_extra=
+	trap _scratch_end EXIT
+	[ -z "${AXG_KEEP_TMP:-}" ] || trap - EXIT
+}
+
+_scratch_end() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	rm -rf "$tmp" $scratch_extra
+}
+
 done_testing() {
 	[ -n "${_t_planned:-}" ] || echo "1..$_t_n"
 	[ "$_t_fail" -eq 0 ]

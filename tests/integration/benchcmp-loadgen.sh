@@ -40,14 +40,7 @@ is $? 2 "an unknown mode is a usage error"
 
 [ "$(id -u)" -eq 0 ] || { skip "through axgate serve" "serve drops to an unprivileged user: needs root"; done_testing; exit $?; }
 
-tmp=$(mktemp -d) || exit 1
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch
 chmod 755 "$tmp"
 "$LOADGEN" --upstream --hold 60 > "$tmp/up.out" 2>&1 &
 pids="$pids $!"

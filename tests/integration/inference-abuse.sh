@@ -3,6 +3,6 @@
 # through a real axgate serve: see inference-abuse.py for the rows.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "serve drops to an unprivileged user: needs root"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+need_root "serve drops to an unprivileged user: needs root"
+need_cmd python3
 exec python3 "$top_srcdir/tests/integration/inference-abuse.py"

@@ -7,20 +7,12 @@
 # taking a model no route names.
 . "$top_srcdir/tests/lib.sh"
 
-command -v curl >/dev/null 2>&1 || skip_all "curl is not installed"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
-command -v openssl >/dev/null 2>&1 || skip_all "the openssl command is not installed"
-[ "$(id -u)" -eq 0 ] || skip_all "axgate serve --user needs root"
+need_cmd curl
+need_cmd python3
+need_cmd openssl "the openssl command is not installed"
+need_root "axgate serve --user needs root"
 
-tmp=$(mktemp -d) || exit 1
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-[ -z "${AXG_KEEP_TMP:-}" ] || trap - EXIT
+scratch
 mkdir -p "$tmp/pol" "$tmp/audit"
 chmod 755 "$tmp" "$tmp/pol"
 chmod 777 "$tmp/audit"

@@ -4,22 +4,15 @@
 # answers on port 80), and never sees the key the backend gets.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "axgate run needs root (namespaces, Landlock, seccomp)"
-command -v curl >/dev/null 2>&1 || skip_all "curl is not installed"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+need_root "axgate run needs root (namespaces, Landlock, seccomp)"
+need_cmd curl
+need_cmd python3
 
-tmp=$(mktemp -d) || exit 1
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp" "$keys"
-}
-trap cleanup EXIT
-[ -z "${AXG_KEEP_TMP:-}" ] || trap - EXIT
+scratch
 chmod 755 "$tmp"
 # a key file only root can read, outside the job's workspace
 keys=$(mktemp -d) || exit 1
+scratch_extra="$keys"
 chmod 700 "$keys"
 printf 'sk-host-file-key-0123\n' > "$keys/openai" && chmod 600 "$keys/openai" || exit 1
 

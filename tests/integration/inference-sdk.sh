@@ -5,20 +5,12 @@
 # from the npm registry when the test starts.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "axgate serve and run need root"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
-command -v node >/dev/null 2>&1 || skip_all "Node.js is not installed"
-command -v npm >/dev/null 2>&1 || skip_all "npm is not installed"
+need_root "axgate serve and run need root"
+need_cmd python3
+need_cmd node "Node.js is not installed"
+need_cmd npm
 
-tmp=$(mktemp -d) || exit 1
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-[ -z "${AXG_KEEP_TMP:-}" ] || trap - EXIT
+scratch
 chmod 755 "$tmp"
 mkdir "$tmp/node" "$tmp/pol" "$tmp/audit"
 chmod 755 "$tmp/pol"

@@ -4,20 +4,12 @@
 # (plain and HTTPS with a test CA) records what it got.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "serve drops to an unprivileged user: needs root"
-command -v curl >/dev/null 2>&1 || skip_all "curl is not installed"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
-command -v openssl >/dev/null 2>&1 || skip_all "the openssl command is not installed"
+need_root "serve drops to an unprivileged user: needs root"
+need_cmd curl
+need_cmd python3
+need_cmd openssl "the openssl command is not installed"
 
-tmp=$(mktemp -d) || exit 1
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-[ -z "${AXG_KEEP_TMP:-}" ] || trap - EXIT
+scratch
 chmod 755 "$tmp"
 mkdir "$tmp/audit" "$tmp/pol" "$tmp/keys"
 chmod 755 "$tmp/pol" "$tmp/keys"

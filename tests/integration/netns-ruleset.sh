@@ -7,9 +7,9 @@
 run="$top_builddir/tests/integration/netns-exec"
 golden="$top_srcdir/tests/integration"
 
-[ "$(id -u)" -eq 0 ] || skip_all "needs root to create network namespaces"
-command -v nft >/dev/null 2>&1 || skip_all "needs nft (nftables) to list rules"
-command -v ip >/dev/null 2>&1 || skip_all "needs ip (iproute2) to list routes"
+need_root "needs root to create network namespaces"
+need_cmd nft "needs nft (nftables) to list rules"
+need_cmd ip "needs ip (iproute2) to list routes"
 
 tmp=$(mktemp -d) || exit 1
 # Whatever happens, leave nothing: the runner tears down its own network,

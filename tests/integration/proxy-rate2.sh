@@ -7,18 +7,11 @@
 # right after its request (plain or CONNECT) still gets its answer.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "serve drops to an unprivileged user: needs root"
-command -v curl >/dev/null 2>&1 || skip_all "curl is not installed"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+need_root "serve drops to an unprivileged user: needs root"
+need_cmd curl
+need_cmd python3
 
-tmp=$(mktemp -d) || exit 1
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch
 chmod 755 "$tmp"
 mkdir "$tmp/www" "$tmp/pol"
 chmod 755 "$tmp/pol"

@@ -3,7 +3,7 @@
 # namespace and sandbox, the job's exit status, and the audit events.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "axgate run needs root (namespaces, Landlock, seccomp)"
+need_root "axgate run needs root (namespaces, Landlock, seccomp)"
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -5,7 +5,7 @@
 # connections that reach it: none may.  See the launcher notes' escape list.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "axgate run needs root (namespaces, Landlock, seccomp)"
+need_root "axgate run needs root (namespaces, Landlock, seccomp)"
 probe_src="$top_builddir/tests/escape/probe"
 [ -x "$probe_src" ] || skip_all "the probe is not built ($probe_src)"
 

@@ -8,7 +8,7 @@
 # no link or nftables table of the launcher's, no process, no mount.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "axgate run needs root (namespaces, Landlock, seccomp)"
+need_root "axgate run needs root (namespaces, Landlock, seccomp)"
 FAILSYS=${FAILSYS:-tests/integration/failsys}
 [ -x "$FAILSYS" ] || skip_all "tests/integration/failsys is not built"
 "$AXGATE" run --policy "$top_srcdir/contrib/policies/minimal.yaml" \

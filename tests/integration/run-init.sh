@@ -7,7 +7,7 @@
 # descriptors), and it still relays signals and reaps orphans.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "axgate run needs root (namespaces, Landlock, seccomp)"
+need_root "axgate run needs root (namespaces, Landlock, seccomp)"
 probe_src="$top_builddir/tests/escape/probe"
 [ -x "$probe_src" ] || skip_all "the probe is not built ($probe_src)"
 

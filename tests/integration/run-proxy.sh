@@ -4,7 +4,7 @@
 # writes OCSF events that the launcher relays into its sinks.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "axgate run needs root (namespaces, Landlock, seccomp)"
+need_root "axgate run needs root (namespaces, Landlock, seccomp)"
 command -v curl >/dev/null || skip_all "curl is not installed (contrib/install-deps installs it)"
 command -v python3 >/dev/null || skip_all "python3 is not installed (contrib/install-deps installs it)"
 

@@ -5,8 +5,8 @@
 # files, whole.
 . "$top_srcdir/tests/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "serve drops to an unprivileged user: needs root"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+need_root "serve drops to an unprivileged user: needs root"
+need_cmd python3
 
 tmp=$(mktemp -d) || exit 1
 spid=
