@@ -62,6 +62,7 @@ struct ev {
 	size_t nw;
 	struct collector *col;
 	uint64_t steps, max_steps;
+	int64_t mem_base, max_mem; /* axv_mem_live() at the start, the limit */
 	bool strict;
 	int64_t now_ns;
 	int depth;
@@ -1574,6 +1575,14 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 			    "evaluation step limit exceeded");
 			break;
 		}
+		if ((ev->steps & 255) == 0 &&
+		    axv_mem_live() - ev->mem_base > ev->max_mem) {
+			rc = ev_error(ev, i < b->n ? &b->s[i].loc : NULL,
+			    AXP_ERR_EVAL_LIMIT,
+			    "evaluation memory limit exceeded (%lld MiB)",
+			    (long long)(ev->max_mem >> 20));
+			break;
+		}
 		if (i == b->n) {
 			rc = done(ev, b);
 			break;
@@ -1814,6 +1823,10 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	ev.touched = m->touched;
 	ev.captouched = m->captouched;
 	ev.max_steps = opts && opts->max_steps ? opts->max_steps : 10000000;
+	ev.max_mem = opts && opts->max_mem && opts->max_mem < INT64_MAX
+	    ? (int64_t)opts->max_mem
+	    : (int64_t)256 << 20;
+	ev.mem_base = axv_mem_live();
 	ev.strict = opts ? opts->strict : false;
 	ev.now_ns = opts ? opts->now_ns : 0; /* 0: read when first needed */
 	ev.results = axv_array_new(0);

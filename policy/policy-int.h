@@ -59,6 +59,7 @@ struct axv *axp_const_term(const struct ast_term *t);
 struct axp_eval_opts {
 	bool strict;	    /* strict builtin errors */
 	uint64_t max_steps; /* 0: 10 million */
+	uint64_t max_mem;   /* bytes of values held at once; 0: 256 MiB */
 	int64_t now_ns;	    /* 0: the clock */
 };
 

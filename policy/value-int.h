@@ -209,6 +209,10 @@ axv_unref_inline(struct axv *v)
  * of an evaluation skip malloc.  A block may be freed by any thread. */
 void *axv_mem_alloc(size_t size);
 void axv_mem_free(void *p, size_t size);
+/* Bytes of values (headers, strings, element storage) the calling thread
+ * has made and not freed: compared before and after, a measure of what an
+ * evaluation holds. */
+int64_t axv_mem_live(void);
 /* Binary search for key among sorted keys; returns index or -(pos+1). */
 ptrdiff_t axv_bsearch(struct axv *const *arr, size_t n, const struct axv *key);
 

@@ -16,6 +16,16 @@
 #endif
 #endif
 
+/* Bytes of values this thread made and has not freed (a value freed by
+ * another thread counts there): the evaluator's memory limit reads it. */
+static __thread int64_t mem_live;
+
+int64_t
+axv_mem_live(void)
+{
+	return mem_live;
+}
+
 #define POOL_CLASSES 8	 /* 16, 32, ... 128 bytes */
 #define POOL_MAX     256 /* blocks kept per class and thread */
 
@@ -77,6 +87,7 @@ pool_get(void)
 void *
 axv_mem_alloc(size_t size)
 {
+	mem_live += (int64_t)size;
 #ifndef AXV_NO_POOL
 	size_t c = (size - 1) / 16;
 	struct pool *pl;
@@ -97,6 +108,7 @@ axv_mem_alloc(size_t size)
 void
 axv_mem_free(void *p, size_t size)
 {
+	mem_live -= (int64_t)size;
 #ifndef AXV_NO_POOL
 	size_t c = (size - 1) / 16;
 	struct pool *pl;
@@ -138,8 +150,10 @@ axv_free_last(struct axv *v)
 		struct axv_arr *a = (struct axv_arr *)v;
 		for (i = 0; i < a->len; i++)
 			axv_unref(a->e[i]);
-		if (a->e != a->inl)
+		if (a->e != a->inl) {
+			mem_live -= (int64_t)(a->cap * sizeof(*a->e));
 			free(a->e);
+		}
 		axv_mem_free(a, sizeof(*a));
 		return;
 	}
@@ -150,6 +164,7 @@ axv_free_last(struct axv *v)
 			axv_unref(o->v[i]);
 		}
 		if (o->k != o->inl) {
+			mem_live -= (int64_t)(2 * o->cap * sizeof(*o->k));
 			free(o->k);
 			free(o->v);
 		}
@@ -161,8 +176,10 @@ axv_free_last(struct axv *v)
 		struct axv_set *s = (struct axv_set *)v;
 		for (i = 0; i < s->len; i++)
 			axv_unref(s->e[i]);
-		if (s->e != s->inl)
+		if (s->e != s->inl) {
+			mem_live -= (int64_t)(s->cap * sizeof(*s->e));
 			free(s->e);
+		}
 		axv_mem_free(s, sizeof(*s));
 		return;
 	}
@@ -292,6 +309,7 @@ vec_new(struct axv **inl, size_t cap_hint, size_t *cap)
 		return inl;
 	}
 	*cap = cap_hint;
+	mem_live += (int64_t)(cap_hint * sizeof(struct axv *));
 	return axg_reallocarray(NULL, cap_hint, sizeof(struct axv *));
 }
 
@@ -302,6 +320,7 @@ vec_grow(struct axv **e, struct axv **inl, size_t len, size_t *cap)
 	size_t n = *cap * 2;
 	struct axv **r;
 
+	mem_live += (int64_t)((e != inl ? n - *cap : n) * sizeof(*e));
 	*cap = n;
 	if (e != inl)
 		return axg_reallocarray(e, n, sizeof(*e));
@@ -382,6 +401,7 @@ axv_object_new(size_t cap_hint)
 		o->k = axg_reallocarray(NULL, cap_hint, sizeof(*o->k));
 		o->v = axg_reallocarray(NULL, cap_hint, sizeof(*o->v));
 		o->cap = cap_hint;
+		mem_live += (int64_t)(2 * cap_hint * sizeof(*o->k));
 	}
 	return &o->h;
 }

@@ -8,7 +8,8 @@
 #include "policy/policy-int.h"
 #include "tests/tap.h"
 
-static bool strict_mode; /* strict builtin errors */
+static bool strict_mode;   /* strict builtin errors */
+static uint64_t mem_limit; /* max_mem of the evaluations; 0: the default */
 
 static struct axp_policy *
 compile1(const char *src, struct axp_compiler **cp)
@@ -49,6 +50,7 @@ eval(const char *src, const char *query, const char *input, uint64_t steps)
 		in = axv_from_json(input, strlen(input), NULL, NULL, 0);
 	memset(&o, 0, sizeof(o));
 	o.max_steps = steps;
+	o.max_mem = mem_limit;
 	o.strict = strict_mode;
 	if (axp_eval(q, in, &o, &res, &err) < 0) {
 		out = axg_asprintf("error %s %s", axp_errcode_str(err.code),
@@ -190,9 +192,47 @@ test_nested_call_order(void)
 	axg_buf_free(&e);
 }
 
+/* The memory an evaluation holds is bounded: past the limit it ends with
+ * eval_limit_error, and what it had made is released. */
+static void
+test_memory_limit(void)
+{
+	static const char src[] = "package t\n"
+				  "p := count(x) if {\n"
+				  "x := [sprintf"
+				  "(\"item %d-%d\", [i, j]) | "
+				  "some i in numbers.range(1, 500); some j in "
+				  "numbers.range(1, 400)]\n"
+				  "}\n";
+	char *got;
+
+	mem_limit = 1 << 20;
+	got = eval(src, "x = data.t.p", NULL, 0);
+	is_str(got,
+	    "error eval_limit_error evaluation memory limit exceeded (1 MiB)",
+	    "200,000 strings held at once pass a 1 MiB limit");
+	free(got);
+	mem_limit = 0;
+	got = eval(src, "x = data.t.p", NULL, 0);
+	is_str(got, "[{\"x\":200000}]", "and fit the default limit");
+	free(got);
+	mem_limit = 1 << 20;
+	got =
+	    eval("package t\np := count({1 | some i in numbers.range(1, 500); "
+		 "some j in numbers.range(1, 400); "
+		 "s := sprintf"
+		 "(\"item %d-%d\", [i, j])})\n",
+		"x = data.t.p", NULL, 0);
+	is_str(got, "[{\"x\":1}]",
+	    "what is made and dropped along the way does not count");
+	free(got);
+	mem_limit = 0;
+}
+
 int
 main(void)
 {
+	test_memory_limit();
 	test_nested_call_order();
 	test_print();
 	check("package t\np if input.x == 1\n", "x = data.t.p", "{\"x\":1}",
