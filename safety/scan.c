@@ -743,12 +743,6 @@ b64_mask_avx2(const uint8_t *tab, const uint8_t *p, size_t n, uint64_t *m)
 }
 #endif
 
-static bool
-mask_bit(const uint64_t *m, size_t i)
-{
-	return (m[i / 64] >> (i % 64)) & 1;
-}
-
 /* The first i at or after from whose bit is clear, or n. */
 static size_t
 run_end(const uint64_t *m, size_t from, size_t n)
@@ -858,26 +852,21 @@ next_long_run(const uint64_t *m, size_t n, size_t from, size_t *s, size_t *e)
 	return false;
 }
 
-/* One step of the run search from *ip (see scan_base64_runs): decode and
- * scan the run around the probe if it is long enough. */
+/* Decode and scan the base64 run p[s..e), a run of at least B64_RUN_MIN
+ * bytes of the alphabet with a byte outside it (or the buffer's edge) on
+ * either side, with up to two '=' of padding after it; *next gets the
+ * offset just past the padding, where the search goes on. */
 static int
-b64_step(struct leak_scan *sc, const uint8_t *p, size_t n, const uint64_t *m,
-    size_t *ip, const struct layer *ly, int depth)
+b64_run(struct leak_scan *sc, const uint8_t *p, size_t n, size_t s, size_t e,
+    size_t *next, const struct layer *ly, int depth)
 {
-	size_t i = *ip, probe = i + B64_RUN_MIN - 1;
-
-	if (!mask_bit(m, probe)) {
-		*ip = probe + 1;
-		return 0;
-	}
-	size_t s = run_start(m, i, probe);
-	size_t e = run_end(m, probe + 1, n);
 	size_t end = e;
+
 	while (end < n && p[end] == '=' && end - e < 2)
 		end++;
-	*ip = end < n ? end + 1 : end;
-	if (e - s < B64_RUN_MIN)
-		return 0;
+	/* The byte at end is outside the alphabet or starts the next run
+	 * (as in "k=v==<run>"): the search goes on from there. */
+	*next = end;
 	if (e - s >= HEX_RUN_MIN) {
 		int rc = scan_hex_runs(sc, p, s, e, ly, depth);
 		if (rc != 0)
@@ -902,14 +891,11 @@ b64_step(struct leak_scan *sc, const uint8_t *p, size_t n, const uint64_t *m,
 }
 
 /* Base64 runs of at least B64_RUN_MIN bytes, decoded and scanned again
- * (and hex runs inside them).  The search is a sequence of steps from i:
- * probe the last byte a run starting at i would need; if it is base64,
- * take the run around it, and go on past its end and up to two '='.  So
- * i follows a byte outside the alphabet, or is 0, or (after "=") may skip
- * a run's first byte.  The bytes are read as bits of a mask built with
- * SIMD, and the steps between long runs are skipped: from i the steps
- * reach the next long run with i at its start, unless "=" precedes it,
- * where they are taken one by one. */
+ * (and hex runs inside them).  A run is a maximal stretch of alphabet
+ * bytes, decoded from its first byte whatever precedes it: a '=' before
+ * it (as in "key=<run>" or "x==<run>") is the end of something else, not
+ * part of this run.  The bytes are read as bits of a mask built with
+ * SIMD, and the runs are found from it a word at a time. */
 static int
 scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
     const struct layer *ly, int depth)
@@ -934,33 +920,11 @@ scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
 #endif
 		b64_mask_scalar(tab, p, n, m);
 
-	while (i + B64_RUN_MIN <= n && next_long_run(m, n, i, &s, &e)) {
-		if (s > i && p[s - 1] == '=') {
-			/* The steps whose probe is before s find only short
-			 * runs: just move i as they would. */
-			while (i + B64_RUN_MIN - 1 < s) {
-				size_t probe = i + B64_RUN_MIN - 1, end;
-				if (!mask_bit(m, probe)) {
-					i = probe + 1;
-					continue;
-				}
-				size_t re = run_end(m, probe + 1, n);
-				for (end = re;
-				     end < n && p[end] == '=' && end - re < 2;
-				     end++)
-					;
-				i = end < n ? end + 1 : end;
-			}
-			while (i < e && i + B64_RUN_MIN <= n)
-				if ((rc = b64_step(sc, p, n, m, &i, ly,
-					 depth)) != 0)
-					return rc;
-			continue;
-		}
-		i = s;
-		if ((rc = b64_step(sc, p, n, m, &i, ly, depth)) != 0)
+	/* i is 0 or follows a byte outside the alphabet or is at the start
+	 * of a run, so the run found from i starts where it really does. */
+	while (i + B64_RUN_MIN <= n && next_long_run(m, n, i, &s, &e))
+		if ((rc = b64_run(sc, p, n, s, e, &i, ly, depth)) != 0)
 			return rc;
-	}
 	return 0;
 }
 
