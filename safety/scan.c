@@ -468,15 +468,35 @@ value_byte(uint8_t c)
 	}
 }
 
-/* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
- * (=, :, ->, >, or spaces before a quote or "is") followed by a value of
- * at least LEAK_ASSIGN_VALUE_MIN bytes?  The generic rules' regexes need
- * both; this check costs a few bytes instead of a match.  It may pass
- * where the regex fails, never the other way round. */
-static bool
-assignment_follows(const uint8_t *p, size_t n, size_t at)
+/* After an assignment at p[at]: skip spaces, quotes and the rest of "=>"
+ * (a superset of what the regexes allow between the assignment and the
+ * value) and count the value bytes, up to LEAK_ASSIGN_VALUE_CAP. */
+static size_t
+value_len_at(const uint8_t *p, size_t n, size_t at)
 {
-	size_t lim = at + 24 < n ? at + 24 : n, sp = 0;
+	size_t v = 0;
+
+	while (at < n &&
+	    (space_byte(p[at]) || p[at] == '"' || p[at] == '\'' ||
+		p[at] == '`' || p[at] == '>'))
+		at++;
+	while (v < LEAK_ASSIGN_VALUE_CAP && at + v < n && value_byte(p[at + v]))
+		v++;
+	return v;
+}
+
+/* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
+ * (=, :, :=, ->, >, or spaces before a quote or "is")?  If so, the number
+ * of value bytes that follow it, up to LEAK_ASSIGN_VALUE_CAP, else 0.  The
+ * generic rules' regexes need an assignment and a value of at least their
+ * value_min bytes; this check costs a few bytes instead of a match.  It
+ * may pass where the regex fails, never the other way round: the longest
+ * name the regexes take after a keyword ("pass" + "phrase" + 20) is under
+ * 32 bytes, and space runs are followed to their end as \s+ may be. */
+size_t
+leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
+{
+	size_t lim = at + 32 < n ? at + 32 : n, sp = 0;
 
 	while (at < lim && ident_byte(p[at]))
 		at++;
@@ -484,49 +504,45 @@ assignment_follows(const uint8_t *p, size_t n, size_t at)
 		at++;
 	if (at < n && p[at] == ']')
 		at++;
-	while (at < n && sp < 4 && space_byte(p[at])) {
+	while (at < n && space_byte(p[at])) {
 		at++;
 		sp++;
 	}
 	if (at >= n)
-		return false;
+		return 0;
 	switch (p[at]) {
-	case '=':
 	case ':':
+		/* ":=", or ":" with a value that starts with "=". */
+		if (at + 1 < n && p[at + 1] == '=') {
+			size_t a = value_len_at(p, n, at + 1);
+			size_t b = value_len_at(p, n, at + 2);
+			return a > b ? a : b;
+		}
+		/* fall through */
+	case '=':
 	case '>':
 		at++;
 		break;
 	case '-':
 		if (at + 1 >= n || p[at + 1] != '>')
-			return false;
+			return 0;
 		at += 2;
 		break;
 	case '"':
 	case '\'':
 		if (sp == 0)
-			return false;
+			return 0;
 		break;
 	case 'i':
 		if (sp == 0 || at + 2 >= n || p[at + 1] != 's' ||
 		    !space_byte(p[at + 2]))
-			return false;
+			return 0;
 		at += 2;
 		break;
 	default:
-		return false;
+		return 0;
 	}
-	/* Spaces, quotes and the rest of "=>": a superset of what the
-	 * regexes allow between the assignment and the value ("=" is left
-	 * to the value, as ":" then "=..." would take it). */
-	for (lim = at + 16 < n ? at + 16 : n; at < lim &&
-	     (space_byte(p[at]) || p[at] == '"' || p[at] == '\'' ||
-		 p[at] == '`' || p[at] == '>');
-	     at++)
-		;
-	for (size_t v = 0; v < LEAK_ASSIGN_VALUE_MIN; v++)
-		if (at + v >= n || !value_byte(p[at + v]))
-			return false;
-	return true;
+	return value_len_at(p, n, at);
 }
 
 static int
@@ -543,13 +559,22 @@ on_hit(size_t end, uint32_t kwid, void *arg)
 		    (c >= '0' && c <= '9'))
 			return 0;
 	}
+	/* The value length after an assignment, once per hit: SIZE_MAX
+	 * until a rule asks. */
+	size_t vlen = SIZE_MAX;
 	for (size_t i = 0; i < k->nrules; i++) {
 		uint32_t ri = k->rules[i];
 		const struct leak_rule *r = &sc->rs->rules[ri];
 
 		if (!(r->flags & LEAK_RF_WINDOW)) {
-			if ((r->flags & LEAK_RF_ASSIGN) &&
-			    !assignment_follows(h->p, h->n, end))
+			if (r->flags & LEAK_RF_ASSIGN) {
+				if (vlen == SIZE_MAX)
+					vlen = leak_assigned_value_len(h->p,
+					    h->n, end);
+				if (vlen < r->value_min)
+					continue;
+			}
+			if (r->pre != NULL && !r->pre(h->p, h->n, start, end))
 				continue;
 			size_t we =
 			    end + r->after < h->n ? end + r->after : h->n;

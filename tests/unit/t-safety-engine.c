@@ -531,6 +531,130 @@ test_base64_runs(void)
 	leak_ruleset_free(rs);
 }
 
+/* Append one random piece of an assignment-like text to b. */
+static void
+put_piece(struct axg_buf *b)
+{
+	static const char *const pieces[] = { "=", ":", ":=", "=>", "->", ">",
+		" is ", " ", "  ", "\"", "'", "`", "]", "(", ".", "_", "-",
+		"Bearer ", "token ", "\t", "\n", "&", ";", ",", "{", "}", "/",
+		"+", "x", "Q", "7", "f", "0", "ab", "Zz", "9c", "e1f", "pat",
+		"key", "=\"", "\": \"", "SK", "a.b" };
+
+	axg_buf_puts(b, pieces[rnd() % AXG_ARRAY_LEN(pieces)]);
+}
+
+/* Rules with a check before the regex (an assignment with a value of
+ * value_min bytes, or a precheck): wherever the regex matches at a
+ * keyword, the check must pass, else the check loses findings. */
+static void
+test_prechecks(void)
+{
+	static const char *const lead[] = { "", " ", "x", "_", "-", "\"", "(",
+		"a.", "9" };
+	char err[256];
+	struct leak_ruleset *rs = leak_ruleset_new(NULL, err, sizeof(err));
+	pcre2_match_data *md = pcre2_match_data_create(16, NULL);
+	size_t tried = 0, matched = 0, lost = 0;
+
+	if (rs == NULL) {
+		ok(0, "rules: %s", err);
+		return;
+	}
+	for (size_t ki = 0; ki < rs->nkws; ki++) {
+		const struct leak_keyword *k = &rs->kws[ki];
+		for (size_t j = 0; j < k->nrules; j++) {
+			const struct leak_rule *r = &rs->rules[k->rules[j]];
+			if ((r->flags & LEAK_RF_WINDOW) ||
+			    (!(r->flags & LEAK_RF_ASSIGN) && r->pre == NULL))
+				continue;
+			const struct leak_rule_code *code =
+			    leak_rule_code(rs, k->rules[j], err, sizeof(err));
+			if (code == NULL) {
+				ok(0, "rule %s: %s", r->id, err);
+				continue;
+			}
+			for (int c = 0; c < 4000; c++) {
+				struct axg_buf b = AXG_BUF_INIT;
+				axg_buf_init(&b, 0);
+				axg_buf_puts(&b,
+				    lead[rnd() % AXG_ARRAY_LEN(lead)]);
+				size_t start = b.len;
+				for (size_t i = 0; i < k->len; i++) {
+					char ch = k->text[i];
+					if (rnd() % 4 == 0 && ch >= 'a' &&
+					    ch <= 'z')
+						ch = (char)(ch - 32);
+					axg_buf_putc(&b, ch);
+				}
+				size_t end = b.len;
+				if (c % 2 == 0) {
+					/* A value-like tail: name bytes, an
+					 * assignment, then value bytes. */
+					for (int i = (int)(rnd() % 5); i > 0;
+					     i--)
+						put_piece(&b);
+					int vl = (int)(rnd() % 20);
+					for (int i = 0; i < vl; i++)
+						axg_buf_putc(&b,
+						    "aZ09._-/+=k"[rnd() % 11]);
+				} else if (c % 4 == 1) {
+					/* pat<14 alnum>.<64 hex>, give or
+					 * take a byte. */
+					for (int i = 13 + (int)(rnd() % 3);
+					     i > 0; i--)
+						axg_buf_putc(&b,
+						    "aZ09"[rnd() % 4]);
+					axg_buf_putc(&b, '.');
+					for (int i = 63 + (int)(rnd() % 3);
+					     i > 0; i--)
+						axg_buf_putc(&b,
+						    "0123456789abcdef"[rnd() %
+							16]);
+				} else {
+					for (int i = (int)(rnd() % 12); i > 0;
+					     i--)
+						put_piece(&b);
+				}
+				if (rnd() % 2)
+					put_piece(&b);
+				const uint8_t *p = (const uint8_t *)b.data;
+				size_t n = b.len;
+				size_t we =
+				    end + r->after < n ? end + r->after : n;
+				int rc =
+				    pcre2_match(atomic_load_explicit(&code->re,
+						    memory_order_relaxed),
+					p, we, start, 0, md, NULL);
+				tried++;
+				if (rc >= 0) {
+					matched++;
+					bool pass = true;
+					if (r->flags & LEAK_RF_ASSIGN)
+						pass =
+						    leak_assigned_value_len(p,
+							n, end) >= r->value_min;
+					if (r->pre != NULL)
+						pass = pass &&
+						    r->pre(p, n, start, end);
+					if (!pass && lost++ < 5)
+						tap_diag("rule %s: check fails "
+							 "where the regex "
+							 "matches: %s",
+						    r->id, b.data);
+				}
+				axg_buf_free(&b);
+			}
+		}
+	}
+	ok(lost == 0 && matched > 1000,
+	    "prechecks pass wherever the regex matches (%zu of %zu texts "
+	    "matched, %zu lost)",
+	    matched, tried, lost);
+	pcre2_match_data_free(md);
+	leak_ruleset_free(rs);
+}
+
 int
 main(void)
 {
@@ -538,5 +662,6 @@ main(void)
 	test_lazy(); /* first: it counts the rules compiled so far */
 	test_scan_paths();
 	test_base64_runs();
+	test_prechecks();
 	return tap_done();
 }
