@@ -87,6 +87,10 @@ void leak_ac_free(struct leak_ac *ac);
  * compare the two).  AXGATE_SCAN_SCALAR=1 in the environment makes never
  * the default, to run a whole test suite on the scalar path. */
 void leak_ac_set_simd(struct leak_ac *ac, bool on);
+/* With SIMD on, use the AVX-512 filter where the CPU has it (the default,
+ * which leak_ac_set_simd restores) or only the AVX2 one (tests compare
+ * the two). */
+void leak_ac_set_avx512(struct leak_ac *ac, bool on);
 /* Is the SIMD filter in use?  The scanner's other SIMD passes follow it,
  * so the same switch compares both paths of every pass. */
 bool leak_ac_simd(const struct leak_ac *ac);

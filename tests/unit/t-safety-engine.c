@@ -99,8 +99,8 @@ test_prefilter(void)
 	struct leak_ac_pattern pats[AXG_ARRAY_LEN(kws)];
 	static const char alpha[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
 				    "NOPQRSTUVWXYZ0123456789_-@~ \n\"=:";
-	size_t lens[] = { 0, 1, 2, 3, 5, 11, 12, 15, 16, 31, 32, 33, 47, 64,
-		100, 1000, 4099, 65537 };
+	size_t lens[] = { 0, 1, 2, 3, 5, 11, 12, 15, 16, 31, 32, 33, 47, 64, 69,
+		70, 71, 134, 135, 100, 1000, 4099, 65537 };
 	bool all_same = true, all_naive = true, all_order = true;
 
 	for (size_t i = 0; i < AXG_ARRAY_LEN(kws); i++) {
@@ -130,9 +130,12 @@ test_prefilter(void)
 					? k[j] - 32
 					: k[j]);
 		}
-		struct hits hs = { 0 }, hv = { 0 }, hn = { 0 };
+		struct hits hs = { 0 }, hv = { 0 }, hn = { 0 }, h2 = { 0 };
 		leak_ac_set_simd(ac, false);
 		leak_ac_scan(ac, p, n, record, &hs);
+		leak_ac_set_simd(ac, true);
+		leak_ac_set_avx512(ac, false);
+		leak_ac_scan(ac, p, n, record, &h2);
 		leak_ac_set_simd(ac, true);
 		leak_ac_scan(ac, p, n, record, &hv);
 		for (size_t i = 0; i < n; i++)
@@ -142,10 +145,13 @@ test_prefilter(void)
 					pats[k].bytes, pats[k].len))
 					record(i + pats[k].len, (uint32_t)k,
 					    &hn);
-		if (hs.n != hv.n ||
+		if (hs.n != hv.n || hs.n != h2.n ||
 		    (hs.n > 0 &&
 			(memcmp(hs.end, hv.end, hs.n * sizeof(*hs.end)) != 0 ||
-			    memcmp(hs.id, hv.id, hs.n * sizeof(*hs.id)) != 0)))
+			    memcmp(hs.id, hv.id, hs.n * sizeof(*hs.id)) != 0 ||
+			    memcmp(hs.end, h2.end, hs.n * sizeof(*hs.end)) !=
+				0 ||
+			    memcmp(hs.id, h2.id, hs.n * sizeof(*hs.id)) != 0)))
 			all_same = false;
 		size_t *a = sorted_pairs(&hs), *b = sorted_pairs(&hn);
 		if (hs.n != hn.n ||
@@ -164,9 +170,12 @@ test_prefilter(void)
 		hits_free(&hs);
 		hits_free(&hv);
 		hits_free(&hn);
+		hits_free(&h2);
 		free(p);
 	}
-	ok(all_same, "SIMD and scalar filters report the same hits in order");
+	ok(all_same,
+	    "SIMD (AVX-512 where there is, and AVX2) and scalar filters "
+	    "report the same hits in order");
 	ok(all_naive, "the filter finds exactly the naive search's hits");
 	ok(all_order, "hits come in position order");
 
@@ -175,14 +184,18 @@ test_prefilter(void)
 	memset(text, ' ', sizeof(text));
 	memcpy(text + 40, "key", 3);
 	memcpy(text + 120, "key", 3);
-	for (int simd = 0; simd < 2; simd++) {
+	for (int simd = 0; simd < 3; simd++) {
 		int calls = 0;
 		leak_ac_set_simd(ac, simd != 0);
+		leak_ac_set_avx512(ac, simd == 2);
 		int rc = leak_ac_scan(ac, (const uint8_t *)text, sizeof(text),
 		    stop_at_first, &calls);
 		ok(rc == 7 && calls == 1, "stop at the first hit (%s)",
-		    simd ? "SIMD" : "scalar");
+		    simd == 2  ? "AVX-512"
+			: simd ? "AVX2"
+			       : "scalar");
 	}
+	leak_ac_set_simd(ac, true);
 	leak_ac_free(ac);
 	for (size_t i = 0; i < AXG_ARRAY_LEN(kws); i++)
 		free((char *)pats[i].bytes);
