@@ -658,6 +658,15 @@ hex_text(const uint8_t *p, size_t n, uint8_t *out)
 	return !(lower && upper); /* one case, as hex encoders write */
 }
 
+/* Is c a hex digit?  Without branches: the search below runs over the
+ * digits of every hash and id, where a branch per byte on digit or
+ * letter is mispredicted at random. */
+static inline bool
+hex_digit(uint8_t c)
+{
+	return ((unsigned)c - '0' < 10) | ((unsigned)(c | 0x20) - 'a' < 6);
+}
+
 /* Hex runs of at least HEX_RUN_MIN digits inside p[s..e) (a run of
  * base64 bytes, which hex digits are), decoded and scanned again. */
 static int
@@ -667,12 +676,12 @@ scan_hex_runs(struct leak_scan *sc, const uint8_t *p, size_t s, size_t e,
 	size_t i = s;
 
 	while (i + HEX_RUN_MIN <= e) {
-		if (axg_hexval(p[i]) < 0) {
+		if (!hex_digit(p[i])) {
 			i++;
 			continue;
 		}
 		size_t b = i;
-		while (i < e && axg_hexval(p[i]) >= 0)
+		while (i < e && hex_digit(p[i]))
 			i++;
 		size_t len = i - b;
 		if (len < HEX_RUN_MIN || len > LEAK_HEX_RUN_MAX)
