@@ -6,8 +6,7 @@
  * FDR), which stays selective with hundreds of keywords where a nibble
  * matcher (Teddy) lights up on every letter:
  *
- *   - Keywords are put into 8 buckets by length, so that the short ones
- *     share buckets.
+ *   - Keywords are put into 8 buckets by length (see assign_buckets).
  *   - Each input position p is given a 12-bit hash h(p) of the byte pair
  *     (p[-1], p[0]), case folded by OR-ing 0x20.
  *   - reach[h] is 8 bytes: bit b of byte t is clear if some keyword of
@@ -159,11 +158,42 @@ set_tail(struct lit *x)
 	memcpy(&x->tmask, mk, 8);
 }
 
+/* Bucket b's filter byte t constrains nothing if a keyword of b is
+ * shorter than t + 2, so each bucket should hold one length, and as few
+ * short keywords as it can: those have one or two pairs to test, which
+ * common text pairs pass.  ord[0..m) is sorted by length.  Each length of
+ * 3 to 6 bytes gets a bucket, lengths 3 and 4 two (keywords alternating)
+ * when they hold over a sixteenth of the keywords; the longer keywords,
+ * seven pairs or more of which are tested, share the rest by count. */
+static void
+assign_buckets(const struct leak_ac_pattern *const *ord, size_t m,
+    unsigned *bucket)
+{
+	unsigned nb = 0;
+	size_t i = 0;
+
+	while (i < m && ord[i]->len <= 6) {
+		size_t j = i;
+		while (j < m && ord[j]->len == ord[i]->len)
+			j++;
+		unsigned k = ord[i]->len <= 4 && (j - i) * 16 > m ? 2 : 1;
+		for (size_t x = i; x < j; x++)
+			bucket[x] = nb + (unsigned)((x - i) % k);
+		nb += k;
+		i = j;
+	}
+	/* At most 2 + 2 + 1 + 1 buckets are used so far. */
+	for (size_t base = i; i < m; i++)
+		bucket[i] =
+		    nb + (unsigned)((i - base) * (NBUCKETS - nb) / (m - base));
+}
+
 struct leak_ac *
 leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 {
 	struct leak_ac *ac = axg_calloc(1, sizeof(*ac));
 	const struct leak_ac_pattern **ord;
+	unsigned *bucket;
 	uint64_t any = 0; /* bits clear in every entry */
 	size_t cap = 16, m = 0;
 
@@ -183,13 +213,15 @@ leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 		if (pats[i].len >= 3 && pats[i].len <= UINT16_MAX)
 			ord[m++] = &pats[i]; /* others refused when added */
 	qsort(ord, m, sizeof(*ord), by_length);
+	bucket = axg_calloc(m ? m : 1, sizeof(*bucket));
+	assign_buckets(ord, m, bucket);
 	ac->lits = axg_calloc(m ? m : 1, sizeof(*ac->lits));
 	ac->nlits = m;
 	for (size_t i = 0; i < m; i++) {
 		const struct leak_ac_pattern *pat = ord[i];
 		const uint8_t *k = (const uint8_t *)pat->bytes;
 		size_t len = pat->len;
-		unsigned b = (unsigned)(i * NBUCKETS / m);
+		unsigned b = bucket[i];
 
 		for (unsigned t = 0; t < DEPTH; t++) {
 			uint64_t bit = (uint64_t)1 << (8 * t + b);
@@ -217,6 +249,7 @@ leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 		ac->head[slot] = (uint32_t)i + 1;
 	}
 	free(ord);
+	free(bucket);
 	return ac;
 }
 
