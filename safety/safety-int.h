@@ -31,7 +31,7 @@ enum {
  * scanner runs its regex only after a cheap check that such a value
  * follows the assignment.  value_min is at most LEAK_ASSIGN_VALUE_CAP. */
 #define LEAK_ASSIGN_VALUE_MIN 6
-#define LEAK_ASSIGN_VALUE_CAP 16
+#define LEAK_ASSIGN_VALUE_CAP 12
 
 /* A cheap test run before an anchored rule's regex at a keyword hit
  * p[start..end) of p[0..n): false only where the regex cannot match

@@ -330,11 +330,33 @@ benign_name(const uint8_t *s, size_t n)
 	return false;
 }
 
+/* Byte classes as bit sets over ASCII (words for bytes 0-63 and 64-127;
+ * no byte from 128 up is in a class): tested with a shift and no branch,
+ * as the assignment check runs at every keyword hit. */
+static inline bool
+in_class(uint8_t c, uint64_t lo, uint64_t hi)
+{
+	uint64_t w = c < 64 ? lo : c < 128 ? hi : 0;
+
+	return (w >> (c & 63)) & 1;
+}
+
+#define BIT(c) ((uint64_t)1 << ((c)&63))
+/* Bytes a to b, of the same 64. */
+#define BITS(a, b) (((~(uint64_t)0) >> (63 - ((b)&63))) & ~(BIT(a) - 1))
+/* [A-Za-z0-9_.-] */
+#define IDENT_LO (BIT('-') | BIT('.') | BITS('0', '9'))
+#define IDENT_HI (BITS('A', 'Z') | BIT('_') | BITS('a', 'z'))
+/* [\s"'`&;,<>()[\]{}], what a value cannot hold */
+#define NOVAL_LO                                                               \
+	(BITS('\t', '\r') | BIT(' ') | BIT('"') | BIT('\'') | BIT('&') |       \
+	    BIT(';') | BIT(',') | BIT('<') | BIT('>') | BIT('(') | BIT(')'))
+#define NOVAL_HI (BIT('`') | BIT('[') | BIT(']') | BIT('{') | BIT('}'))
+
 static bool
 ident_byte(uint8_t c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+	return in_class(c, IDENT_LO, IDENT_HI);
 }
 
 /* Rule ri's compiled code, or NULL (and the scan fails closed). */
@@ -447,25 +469,7 @@ space_byte(uint8_t c)
 static bool
 value_byte(uint8_t c)
 {
-	switch (c) {
-	case '"':
-	case '\'':
-	case '`':
-	case '&':
-	case ';':
-	case ',':
-	case '<':
-	case '>':
-	case '(':
-	case ')':
-	case '[':
-	case ']':
-	case '{':
-	case '}':
-		return false;
-	default:
-		return !space_byte(c);
-	}
+	return c >= 128 || !in_class(c, NOVAL_LO, NOVAL_HI);
 }
 
 /* After an assignment at p[at]: skip spaces, quotes and the rest of "=>"
