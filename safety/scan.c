@@ -671,6 +671,41 @@ hex_digit(uint8_t c)
 	return ((unsigned)c - '0' < 10) | ((unsigned)(c | 0x20) - 'a' < 6);
 }
 
+/* The high bit of each of the 8 bytes at p that is a hex digit. */
+static inline uint64_t
+hex8(const uint8_t *p)
+{
+	const uint64_t ones = 0x0101010101010101ULL, hi = ones * 0x80;
+	uint64_t v, t, l;
+
+	memcpy(&v, p, 8);
+	t = v & ~hi; /* each byte under 0x80: the sums stay in it */
+	l = t | ones * 0x20;
+	uint64_t dig =
+	    (t + ones * (0x80 - '0')) & ~(t + ones * (0x80 - '9' - 1));
+	uint64_t let =
+	    (l + ones * (0x80 - 'a')) & ~(l + ones * (0x80 - 'f' - 1));
+	return (dig | let) & ~v & hi;
+}
+
+/* The first i in [from, e) whose byte is (want) or is not (!want) a hex
+ * digit, or e; 8 bytes at a time while 8 are left. */
+static size_t
+hex_skip(const uint8_t *p, size_t from, size_t e, bool want)
+{
+	const uint64_t hi = 0x8080808080808080ULL;
+	size_t i = from;
+
+	for (; i + 8 <= e; i += 8) {
+		uint64_t m = want ? hex8(p + i) : ~hex8(p + i) & hi;
+		if (m != 0)
+			return i + (size_t)__builtin_ctzll(m) / 8;
+	}
+	while (i < e && hex_digit(p[i]) != want)
+		i++;
+	return i;
+}
+
 /* Hex runs of at least HEX_RUN_MIN digits inside p[s..e) (a run of
  * base64 bytes, which hex digits are), decoded and scanned again. */
 static int
@@ -680,13 +715,11 @@ scan_hex_runs(struct leak_scan *sc, const uint8_t *p, size_t s, size_t e,
 	size_t i = s;
 
 	while (i + HEX_RUN_MIN <= e) {
-		if (!hex_digit(p[i])) {
-			i++;
-			continue;
-		}
+		i = hex_skip(p, i, e, true);
+		if (i + HEX_RUN_MIN > e)
+			break;
 		size_t b = i;
-		while (i < e && hex_digit(p[i]))
-			i++;
+		i = hex_skip(p, i, e, false);
 		size_t len = i - b;
 		if (len < HEX_RUN_MIN || len > LEAK_HEX_RUN_MAX)
 			continue;
