@@ -6,8 +6,7 @@
  * FDR), which stays selective with hundreds of keywords where a nibble
  * matcher (Teddy) lights up on every letter:
  *
- *   - Keywords are put into 8 buckets by length, so that the short ones
- *     share buckets.
+ *   - Keywords are put into 8 buckets by length (see assign_buckets).
  *   - Each input position p is given a 12-bit hash h(p) of the byte pair
  *     (p[-1], p[0]), case folded by OR-ing 0x20.
  *   - reach[h] is 8 bytes: bit b of byte t is clear if some keyword of
@@ -22,10 +21,12 @@
  * Each input byte costs one table load, a shift and an OR, with no
  * branch; a block of 8 ends is tested with one compare.  With AVX2
  * (chosen at run time) the pair hashes of 32 positions are computed with
- * a handful of vector instructions; elsewhere one at a time.  Both paths
- * compute the same filter bytes and report exactly the same hits in the
- * same order: by end position, ascending.  AXGATE_SCAN_SCALAR=1 in the
- * environment forces the scalar path (for tests).
+ * a handful of vector instructions; with AVX-512 those of 64, and their
+ * table entries are gathered, shifted and OR-ed 8 at a time; elsewhere
+ * one at a time.  All paths compute the same filter bytes and report
+ * exactly the same hits in the same order: by end position, ascending.
+ * AXGATE_SCAN_SCALAR=1 in the environment forces the scalar path (for
+ * tests).
  */
 #include "config.h"
 
@@ -68,6 +69,7 @@ struct leak_ac {
 	uint32_t hshift; /* 32 - log2(table size) */
 	size_t nlits;
 	bool avx2;
+	bool avx512; /* with avx2 */
 };
 
 static inline uint32_t
@@ -100,6 +102,19 @@ cpu_has_avx2(void)
 		return false;
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx2") != 0;
+#else
+	return false;
+#endif
+}
+
+/* The AVX-512 filter is used with AVX2, where the CPU has both. */
+static bool
+cpu_has_avx512(void)
+{
+#if defined(AC_X86) && defined(__GNUC__)
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") != 0 &&
+	    __builtin_cpu_supports("avx512bw") != 0;
 #else
 	return false;
 #endif
@@ -143,11 +158,42 @@ set_tail(struct lit *x)
 	memcpy(&x->tmask, mk, 8);
 }
 
+/* Bucket b's filter byte t constrains nothing if a keyword of b is
+ * shorter than t + 2, so each bucket should hold one length, and as few
+ * short keywords as it can: those have one or two pairs to test, which
+ * common text pairs pass.  ord[0..m) is sorted by length.  Each length of
+ * 3 to 6 bytes gets a bucket, lengths 3 and 4 two (keywords alternating)
+ * when they hold over a sixteenth of the keywords; the longer keywords,
+ * seven pairs or more of which are tested, share the rest by count. */
+static void
+assign_buckets(const struct leak_ac_pattern *const *ord, size_t m,
+    unsigned *bucket)
+{
+	unsigned nb = 0;
+	size_t i = 0;
+
+	while (i < m && ord[i]->len <= 6) {
+		size_t j = i;
+		while (j < m && ord[j]->len == ord[i]->len)
+			j++;
+		unsigned k = ord[i]->len <= 4 && (j - i) * 16 > m ? 2 : 1;
+		for (size_t x = i; x < j; x++)
+			bucket[x] = nb + (unsigned)((x - i) % k);
+		nb += k;
+		i = j;
+	}
+	/* At most 2 + 2 + 1 + 1 buckets are used so far. */
+	for (size_t base = i; i < m; i++)
+		bucket[i] =
+		    nb + (unsigned)((i - base) * (NBUCKETS - nb) / (m - base));
+}
+
 struct leak_ac *
 leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 {
 	struct leak_ac *ac = axg_calloc(1, sizeof(*ac));
 	const struct leak_ac_pattern **ord;
+	unsigned *bucket;
 	uint64_t any = 0; /* bits clear in every entry */
 	size_t cap = 16, m = 0;
 
@@ -159,6 +205,7 @@ leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 	ac->head = axg_calloc(cap, sizeof(*ac->head));
 	ac->hmask = (uint32_t)cap - 1;
 	ac->avx2 = cpu_has_avx2();
+	ac->avx512 = ac->avx2 && cpu_has_avx512();
 	memset(ac->reach, 0xff, sizeof(ac->reach));
 
 	ord = axg_calloc(n ? n : 1, sizeof(*ord));
@@ -166,13 +213,15 @@ leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 		if (pats[i].len >= 3 && pats[i].len <= UINT16_MAX)
 			ord[m++] = &pats[i]; /* others refused when added */
 	qsort(ord, m, sizeof(*ord), by_length);
+	bucket = axg_calloc(m ? m : 1, sizeof(*bucket));
+	assign_buckets(ord, m, bucket);
 	ac->lits = axg_calloc(m ? m : 1, sizeof(*ac->lits));
 	ac->nlits = m;
 	for (size_t i = 0; i < m; i++) {
 		const struct leak_ac_pattern *pat = ord[i];
 		const uint8_t *k = (const uint8_t *)pat->bytes;
 		size_t len = pat->len;
-		unsigned b = (unsigned)(i * NBUCKETS / m);
+		unsigned b = bucket[i];
 
 		for (unsigned t = 0; t < DEPTH; t++) {
 			uint64_t bit = (uint64_t)1 << (8 * t + b);
@@ -200,6 +249,7 @@ leak_ac_new(const struct leak_ac_pattern *pats, size_t n)
 		ac->head[slot] = (uint32_t)i + 1;
 	}
 	free(ord);
+	free(bucket);
 	return ac;
 }
 
@@ -219,10 +269,18 @@ leak_ac_set_simd(struct leak_ac *ac, bool on)
 #if defined(AC_X86) && defined(__GNUC__)
 	__builtin_cpu_init();
 	ac->avx2 = on && __builtin_cpu_supports("avx2") != 0;
+	ac->avx512 = ac->avx2 && cpu_has_avx512();
 #else
 	(void)on;
 	ac->avx2 = false;
+	ac->avx512 = false;
 #endif
+}
+
+void
+leak_ac_set_avx512(struct leak_ac *ac, bool on)
+{
+	ac->avx512 = on && ac->avx2 && cpu_has_avx512();
 }
 
 bool
@@ -357,15 +415,14 @@ block_scalar(const struct leak_ac *ac, const uint8_t *p, size_t p0,
 	    _mm_slli_si128(_mm_loadl_epi64((const __m128i *)&reach[h[k]]), k))
 
 __attribute__((target("avx2"))) static size_t
-scan_avx2(const struct leak_ac *ac, const uint8_t *p, size_t n, uint64_t *carry,
-    int (*hit)(size_t, uint32_t, void *), void *arg, int *rcp)
+scan_avx2(const struct leak_ac *ac, const uint8_t *p, size_t n, size_t i,
+    uint64_t *carry, int (*hit)(size_t, uint32_t, void *), void *arg, int *rcp)
 {
 	const __m256i fold = _mm256_set1_epi16(0x2020);
 	const __m256i mul = _mm256_set1_epi16((short)HMUL16);
 	const uint64_t *reach = ac->reach;
 	uint16_t hs[32] __attribute__((aligned(32)));
 	__m128i cr = _mm_cvtsi64_si128((long long)*carry);
-	size_t i = 1;
 
 	for (; i + 32 <= n; i += 32) {
 		__m256i x = _mm256_loadu_si256((const __m256i *)(p + i - 1));
@@ -412,6 +469,70 @@ scan_avx2(const struct leak_ac *ac, const uint8_t *p, size_t n, uint64_t *carry,
 	return i;
 }
 #undef ACC
+
+/* scan_avx2's filter bytes with AVX-512, 64 positions at a time as 8
+ * blocks of 8: for each offset k in a block, one load gives in 64-bit
+ * lane b the pair of position 8b + k in its low 16 bits, which is hashed
+ * in place, and one gather fetches the 8 reach entries; shifted by k
+ * bytes they are OR-ed into lane b, and what passes the lane's end is
+ * the carry into block b + 1.  The filter bytes, and so the hits and
+ * their order, are those of the other paths. */
+__attribute__((target("avx512f,avx512bw"))) static size_t
+scan_avx512(const struct leak_ac *ac, const uint8_t *p, size_t n, size_t i,
+    uint64_t *carry, int (*hit)(size_t, uint32_t, void *), void *arg, int *rcp)
+{
+	const __m512i fold = _mm512_set1_epi64(0x2020);
+	const __m512i mul = _mm512_set1_epi16((short)HMUL16);
+	const __m512i hmask = _mm512_set1_epi64((1u << DBITS) - 1);
+	const __m512i ones = _mm512_set1_epi64(-1);
+	const long long *reach = (const long long *)ac->reach;
+	__m512i prev = _mm512_set_epi64((long long)*carry, 0, 0, 0, 0, 0, 0, 0);
+	uint64_t lanes[8] __attribute__((aligned(64)));
+
+	/* The loads read p[i + k - 1 .. i + k + 63), k < 8. */
+	for (; i + 70 <= n; i += 64) {
+		__m512i lo = _mm512_setzero_si512(), hi = lo;
+#define GATHER(k)                                                              \
+	do {                                                                   \
+		__m512i v = _mm512_loadu_si512(p + i + (k)-1);                 \
+		v = _mm512_mullo_epi16(_mm512_or_si512(v, fold), mul);         \
+		v = _mm512_and_si512(_mm512_srli_epi64(v, 16 - DBITS), hmask); \
+		__m512i r = _mm512_i64gather_epi64(v, reach, 8);               \
+		lo = _mm512_or_si512(lo, _mm512_slli_epi64(r, 8 * (k)));       \
+		/* A shift by 64 (k = 0) gives 0. */                           \
+		hi = _mm512_or_si512(hi, _mm512_srli_epi64(r, 64 - 8 * (k)));  \
+	} while (0)
+		GATHER(0);
+		GATHER(1);
+		GATHER(2);
+		GATHER(3);
+		GATHER(4);
+		GATHER(5);
+		GATHER(6);
+		GATHER(7);
+#undef GATHER
+		/* Lane b gets the carry out of lane b - 1 (lane 0: of the
+		 * last lane of the previous 64). */
+		lo = _mm512_or_si512(lo, _mm512_alignr_epi64(hi, prev, 7));
+		prev = hi;
+		__mmask8 cand = _mm512_cmpneq_epi64_mask(lo, ones);
+		if (cand == 0)
+			continue;
+		_mm512_store_si512(lanes, lo);
+		while (cand != 0) {
+			unsigned b = (unsigned)__builtin_ctz(cand);
+			cand &= (__mmask8)(cand - 1);
+			int rc = report(ac, p, i + 8 * b, lanes[b], hit, arg);
+			if (rc != 0) {
+				*rcp = rc;
+				return i;
+			}
+		}
+	}
+	_mm512_store_si512(lanes, prev);
+	*carry = lanes[7];
+	return i;
+}
 #endif
 
 int
@@ -425,8 +546,13 @@ leak_ac_scan(const struct leak_ac *ac, const uint8_t *p, size_t n,
 	if (n < 3)
 		return 0;
 #ifdef AC_X86
+	if (ac->avx512) {
+		i = scan_avx512(ac, p, n, i, &carry, hit, arg, &rc);
+		if (rc != 0)
+			return rc;
+	}
 	if (ac->avx2) {
-		i = scan_avx2(ac, p, n, &carry, hit, arg, &rc);
+		i = scan_avx2(ac, p, n, i, &carry, hit, arg, &rc);
 		if (rc != 0)
 			return rc;
 	}

@@ -60,6 +60,50 @@
 #define CTXU .flags = LEAK_RF_VALUE | LEAK_RF_UUID_OK | LEAK_RF_HEX_OK
 #define CTXH .flags = LEAK_RF_VALUE | LEAK_RF_HEX_OK
 
+static bool
+alpha_byte(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool
+alnum_byte(uint8_t c)
+{
+	return alpha_byte(c) || (c >= '0' && c <= '9');
+}
+
+/* Prechecks (see leak_precheck_fn): each tests bytes its rule's regex
+ * needs at fixed places from the keyword, nothing more. */
+
+/* airtable-pat: B "pat" [A-Za-z0-9]{14} "." HEX(64) at start. */
+static bool
+pre_airtable_pat(const uint8_t *p, size_t n, size_t start, size_t end)
+{
+	(void)end;
+	if (n - start < 3 + 14 + 1 + 64 || p[start] != 'p' ||
+	    p[start + 1] != 'a' || p[start + 2] != 't' || p[start + 17] != '.')
+		return false;
+	if (start > 0 &&
+	    (alnum_byte(p[start - 1]) || p[start - 1] == '_' ||
+		p[start - 1] == '-'))
+		return false;
+	for (size_t i = start + 3; i < start + 17; i++)
+		if (!alnum_byte(p[i]))
+			return false;
+	return true;
+}
+
+/* generic-api-key: of its names only "pat" starts with 'p', and it must
+ * be a word of its own: (?i:(?<![a-z])pat(?![a-z])). */
+static bool
+pre_generic_api_key(const uint8_t *p, size_t n, size_t start, size_t end)
+{
+	if ((p[start] | 0x20) != 'p')
+		return true;
+	return !(start > 0 && alpha_byte(p[start - 1])) &&
+	    !(end < n && alpha_byte(p[end]));
+}
+
 const struct leak_rule_def leak_builtin_rules[] = {
 	/* ---- Amazon Web Services ---- */
 	RULE("aws-access-key-id", "AWS access key ID",
@@ -584,7 +628,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	      "|" KV("contentful", "[A-Za-z0-9_\\-]{43}"),
 	    CTX),
 	RULE("airtable-pat", "Airtable personal access token", "pat",
-	    B "(pat[A-Za-z0-9]{14}\\." HEX(64) ")" EA, .before = 4),
+	    B "(pat[A-Za-z0-9]{14}\\." HEX(64) ")" EA, .before = 4,
+	    .pre = pre_airtable_pat),
 	RULE("airtable-api-key", "Airtable legacy API key", "airtable",
 	    KV("airtable", "key[A-Za-z0-9]{14}"), CTX),
 	RULE("notion-token", "Notion integration token", "secret_|ntn_",
@@ -1300,7 +1345,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .entropy = 3.0,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,
-	    .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
+	    .value_min = 8, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-token", "Token assigned in config or code", "token",
 	    "(?i:token[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
@@ -1308,7 +1353,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .entropy = 3.2,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,
-	    .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
+	    .value_min = 12, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-api-key", "API key assigned in config or code",
 	    "key|auth|api_secret|apisecret|api-secret|pat|license",
 	    "(?i:(?<!sec-websocket-)(?<!add "
@@ -1320,6 +1365,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .entropy = 3.3,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,
+	    .value_min = 12, .pre = pre_generic_api_key,
 	    .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 };
 

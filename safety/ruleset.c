@@ -341,6 +341,7 @@ leak_ruleset_add(struct leak_ruleset *rs, const char *id, const char *desc,
 	r.before = before ? before : DEFAULT_BEFORE;
 	r.after = after ? after : DEFAULT_AFTER;
 	r.priority = (flags & LEAK_RF_GENERIC) ? 1 : 2;
+	r.value_min = LEAK_ASSIGN_VALUE_MIN;
 	/* Anchored at the keyword unless the rule searches a window; the
 	 * anchoring is compiled in, which JIT supports (PCRE2_ANCHORED at
 	 * match time would fall back to the interpreter). */
@@ -428,8 +429,12 @@ add_builtin(struct leak_ruleset *rs, const struct leak_rule_def *d, char *err,
 	rc = leak_ruleset_add(rs, d->id, d->description, kws, n, d->regex,
 	    d->entropy, allow, d->allow ? 1 : 0, d->flags, d->validator,
 	    d->before, d->after, false, err, errlen);
-	if (rc == 0)
+	if (rc == 0) {
 		rs->rules[idx].builtin = (uint32_t)(d - leak_builtin_rules) + 1;
+		if (d->value_min > 0)
+			rs->rules[idx].value_min = d->value_min;
+		rs->rules[idx].pre = d->pre;
+	}
 	free(copy);
 	return rc;
 }

@@ -27,9 +27,18 @@ enum {
 };
 
 /* A LEAK_RF_ASSIGN rule's value (group 1) is at least this many bytes
- * none of which is in [\s"'`&;,<>()[\]{}]: the scanner runs its regex
- * only after a cheap check that such a value follows the assignment. */
+ * (or the rule's value_min) none of which is in [\s"'`&;,<>()[\]{}]: the
+ * scanner runs its regex only after a cheap check that such a value
+ * follows the assignment.  value_min is at most LEAK_ASSIGN_VALUE_CAP. */
 #define LEAK_ASSIGN_VALUE_MIN 6
+#define LEAK_ASSIGN_VALUE_CAP 12
+
+/* A cheap test run before an anchored rule's regex at a keyword hit
+ * p[start..end) of p[0..n): false only where the regex cannot match
+ * starting at p[start] (it may look at the bytes around the hit, as the
+ * regex's lookbehinds do). */
+typedef bool (
+    *leak_precheck_fn)(const uint8_t *p, size_t n, size_t start, size_t end);
 
 /* Longest run of hex digits decoded as hex-encoded text. */
 #define LEAK_HEX_RUN_MAX 4096
@@ -53,6 +62,10 @@ struct leak_rule_def {
 	enum leak_validator validator;
 	unsigned short before; /* window before a keyword hit (0: default) */
 	unsigned short after;  /* window after it (0: default) */
+	/* LEAK_RF_ASSIGN: the least length of the regex's value (0:
+	 * LEAK_ASSIGN_VALUE_MIN); never more than the regex needs. */
+	unsigned char value_min;
+	leak_precheck_fn pre; /* see leak_precheck_fn, or NULL */
 };
 
 extern const struct leak_rule_def leak_builtin_rules[];
@@ -74,6 +87,10 @@ void leak_ac_free(struct leak_ac *ac);
  * compare the two).  AXGATE_SCAN_SCALAR=1 in the environment makes never
  * the default, to run a whole test suite on the scalar path. */
 void leak_ac_set_simd(struct leak_ac *ac, bool on);
+/* With SIMD on, use the AVX-512 filter where the CPU has it (the default,
+ * which leak_ac_set_simd restores) or only the AVX2 one (tests compare
+ * the two). */
+void leak_ac_set_avx512(struct leak_ac *ac, bool on);
 /* Is the SIMD filter in use?  The scanner's other SIMD passes follow it,
  * so the same switch compares both paths of every pass. */
 bool leak_ac_simd(const struct leak_ac *ac);
@@ -107,8 +124,10 @@ struct leak_rule {
 	unsigned flags;
 	enum leak_validator validator;
 	size_t before, after;
-	int priority;	  /* higher wins an overlap */
-	uint32_t builtin; /* 1 + index in leak_builtin_rules, or 0 */
+	int priority;	      /* higher wins an overlap */
+	uint32_t builtin;     /* 1 + index in leak_builtin_rules, or 0 */
+	size_t value_min;     /* LEAK_RF_ASSIGN: see leak_rule_def */
+	leak_precheck_fn pre; /* built-in rules: see leak_rule_def */
 };
 
 struct leak_keyword {
@@ -179,6 +198,14 @@ double leak_entropy(const uint8_t *p, size_t n);
 bool leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
     const pcre2_code *allow, pcre2_match_data *md, pcre2_match_context *mc,
     const uint8_t *s, size_t n, const uint8_t *ctx, size_t ctxlen);
+
+/* ---- the scan (scan.c) ---- */
+
+/* LEAK_RF_ASSIGN's check after a name ending at p[at]: the number of
+ * value bytes after an assignment (up to LEAK_ASSIGN_VALUE_CAP), or 0 if
+ * no assignment follows.  A rule's regex cannot match where this is under
+ * the rule's value_min. */
+size_t leak_assigned_value_len(const uint8_t *p, size_t n, size_t at);
 
 /* ---- decoding (decode.c) ---- */
 

@@ -330,11 +330,33 @@ benign_name(const uint8_t *s, size_t n)
 	return false;
 }
 
+/* Byte classes as bit sets over ASCII (words for bytes 0-63 and 64-127;
+ * no byte from 128 up is in a class): tested with a shift and no branch,
+ * as the assignment check runs at every keyword hit. */
+static inline bool
+in_class(uint8_t c, uint64_t lo, uint64_t hi)
+{
+	uint64_t w = c < 64 ? lo : c < 128 ? hi : 0;
+
+	return (w >> (c & 63)) & 1;
+}
+
+#define BIT(c) ((uint64_t)1 << ((c)&63))
+/* Bytes a to b, of the same 64. */
+#define BITS(a, b) (((~(uint64_t)0) >> (63 - ((b)&63))) & ~(BIT(a) - 1))
+/* [A-Za-z0-9_.-] */
+#define IDENT_LO (BIT('-') | BIT('.') | BITS('0', '9'))
+#define IDENT_HI (BITS('A', 'Z') | BIT('_') | BITS('a', 'z'))
+/* [\s"'`&;,<>()[\]{}], what a value cannot hold */
+#define NOVAL_LO                                                               \
+	(BITS('\t', '\r') | BIT(' ') | BIT('"') | BIT('\'') | BIT('&') |       \
+	    BIT(';') | BIT(',') | BIT('<') | BIT('>') | BIT('(') | BIT(')'))
+#define NOVAL_HI (BIT('`') | BIT('[') | BIT(']') | BIT('{') | BIT('}'))
+
 static bool
 ident_byte(uint8_t c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+	return in_class(c, IDENT_LO, IDENT_HI);
 }
 
 /* Rule ri's compiled code, or NULL (and the scan fails closed). */
@@ -447,36 +469,38 @@ space_byte(uint8_t c)
 static bool
 value_byte(uint8_t c)
 {
-	switch (c) {
-	case '"':
-	case '\'':
-	case '`':
-	case '&':
-	case ';':
-	case ',':
-	case '<':
-	case '>':
-	case '(':
-	case ')':
-	case '[':
-	case ']':
-	case '{':
-	case '}':
-		return false;
-	default:
-		return !space_byte(c);
-	}
+	return c >= 128 || !in_class(c, NOVAL_LO, NOVAL_HI);
+}
+
+/* After an assignment at p[at]: skip spaces, quotes and the rest of "=>"
+ * (a superset of what the regexes allow between the assignment and the
+ * value) and count the value bytes, up to LEAK_ASSIGN_VALUE_CAP. */
+static size_t
+value_len_at(const uint8_t *p, size_t n, size_t at)
+{
+	size_t v = 0;
+
+	while (at < n &&
+	    (space_byte(p[at]) || p[at] == '"' || p[at] == '\'' ||
+		p[at] == '`' || p[at] == '>'))
+		at++;
+	while (v < LEAK_ASSIGN_VALUE_CAP && at + v < n && value_byte(p[at + v]))
+		v++;
+	return v;
 }
 
 /* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
- * (=, :, ->, >, or spaces before a quote or "is") followed by a value of
- * at least LEAK_ASSIGN_VALUE_MIN bytes?  The generic rules' regexes need
- * both; this check costs a few bytes instead of a match.  It may pass
- * where the regex fails, never the other way round. */
-static bool
-assignment_follows(const uint8_t *p, size_t n, size_t at)
+ * (=, :, :=, ->, >, or spaces before a quote or "is")?  If so, the number
+ * of value bytes that follow it, up to LEAK_ASSIGN_VALUE_CAP, else 0.  The
+ * generic rules' regexes need an assignment and a value of at least their
+ * value_min bytes; this check costs a few bytes instead of a match.  It
+ * may pass where the regex fails, never the other way round: the longest
+ * name the regexes take after a keyword ("pass" + "phrase" + 20) is under
+ * 32 bytes, and space runs are followed to their end as \s+ may be. */
+size_t
+leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 {
-	size_t lim = at + 24 < n ? at + 24 : n, sp = 0;
+	size_t lim = at + 32 < n ? at + 32 : n, sp = 0;
 
 	while (at < lim && ident_byte(p[at]))
 		at++;
@@ -484,49 +508,45 @@ assignment_follows(const uint8_t *p, size_t n, size_t at)
 		at++;
 	if (at < n && p[at] == ']')
 		at++;
-	while (at < n && sp < 4 && space_byte(p[at])) {
+	while (at < n && space_byte(p[at])) {
 		at++;
 		sp++;
 	}
 	if (at >= n)
-		return false;
+		return 0;
 	switch (p[at]) {
-	case '=':
 	case ':':
+		/* ":=", or ":" with a value that starts with "=". */
+		if (at + 1 < n && p[at + 1] == '=') {
+			size_t a = value_len_at(p, n, at + 1);
+			size_t b = value_len_at(p, n, at + 2);
+			return a > b ? a : b;
+		}
+		/* fall through */
+	case '=':
 	case '>':
 		at++;
 		break;
 	case '-':
 		if (at + 1 >= n || p[at + 1] != '>')
-			return false;
+			return 0;
 		at += 2;
 		break;
 	case '"':
 	case '\'':
 		if (sp == 0)
-			return false;
+			return 0;
 		break;
 	case 'i':
 		if (sp == 0 || at + 2 >= n || p[at + 1] != 's' ||
 		    !space_byte(p[at + 2]))
-			return false;
+			return 0;
 		at += 2;
 		break;
 	default:
-		return false;
+		return 0;
 	}
-	/* Spaces, quotes and the rest of "=>": a superset of what the
-	 * regexes allow between the assignment and the value ("=" is left
-	 * to the value, as ":" then "=..." would take it). */
-	for (lim = at + 16 < n ? at + 16 : n; at < lim &&
-	     (space_byte(p[at]) || p[at] == '"' || p[at] == '\'' ||
-		 p[at] == '`' || p[at] == '>');
-	     at++)
-		;
-	for (size_t v = 0; v < LEAK_ASSIGN_VALUE_MIN; v++)
-		if (at + v >= n || !value_byte(p[at + v]))
-			return false;
-	return true;
+	return value_len_at(p, n, at);
 }
 
 static int
@@ -543,13 +563,22 @@ on_hit(size_t end, uint32_t kwid, void *arg)
 		    (c >= '0' && c <= '9'))
 			return 0;
 	}
+	/* The value length after an assignment, once per hit: SIZE_MAX
+	 * until a rule asks. */
+	size_t vlen = SIZE_MAX;
 	for (size_t i = 0; i < k->nrules; i++) {
 		uint32_t ri = k->rules[i];
 		const struct leak_rule *r = &sc->rs->rules[ri];
 
 		if (!(r->flags & LEAK_RF_WINDOW)) {
-			if ((r->flags & LEAK_RF_ASSIGN) &&
-			    !assignment_follows(h->p, h->n, end))
+			if (r->flags & LEAK_RF_ASSIGN) {
+				if (vlen == SIZE_MAX)
+					vlen = leak_assigned_value_len(h->p,
+					    h->n, end);
+				if (vlen < r->value_min)
+					continue;
+			}
+			if (r->pre != NULL && !r->pre(h->p, h->n, start, end))
 				continue;
 			size_t we =
 			    end + r->after < h->n ? end + r->after : h->n;
@@ -633,6 +662,50 @@ hex_text(const uint8_t *p, size_t n, uint8_t *out)
 	return !(lower && upper); /* one case, as hex encoders write */
 }
 
+/* Is c a hex digit?  Without branches: the search below runs over the
+ * digits of every hash and id, where a branch per byte on digit or
+ * letter is mispredicted at random. */
+static inline bool
+hex_digit(uint8_t c)
+{
+	return ((unsigned)c - '0' < 10) | ((unsigned)(c | 0x20) - 'a' < 6);
+}
+
+/* The high bit of each of the 8 bytes at p that is a hex digit. */
+static inline uint64_t
+hex8(const uint8_t *p)
+{
+	const uint64_t ones = 0x0101010101010101ULL, hi = ones * 0x80;
+	uint64_t v, t, l;
+
+	memcpy(&v, p, 8);
+	t = v & ~hi; /* each byte under 0x80: the sums stay in it */
+	l = t | ones * 0x20;
+	uint64_t dig =
+	    (t + ones * (0x80 - '0')) & ~(t + ones * (0x80 - '9' - 1));
+	uint64_t let =
+	    (l + ones * (0x80 - 'a')) & ~(l + ones * (0x80 - 'f' - 1));
+	return (dig | let) & ~v & hi;
+}
+
+/* The first i in [from, e) whose byte is (want) or is not (!want) a hex
+ * digit, or e; 8 bytes at a time while 8 are left. */
+static size_t
+hex_skip(const uint8_t *p, size_t from, size_t e, bool want)
+{
+	const uint64_t hi = 0x8080808080808080ULL;
+	size_t i = from;
+
+	for (; i + 8 <= e; i += 8) {
+		uint64_t m = want ? hex8(p + i) : ~hex8(p + i) & hi;
+		if (m != 0)
+			return i + (size_t)__builtin_ctzll(m) / 8;
+	}
+	while (i < e && hex_digit(p[i]) != want)
+		i++;
+	return i;
+}
+
 /* Hex runs of at least HEX_RUN_MIN digits inside p[s..e) (a run of
  * base64 bytes, which hex digits are), decoded and scanned again. */
 static int
@@ -642,13 +715,11 @@ scan_hex_runs(struct leak_scan *sc, const uint8_t *p, size_t s, size_t e,
 	size_t i = s;
 
 	while (i + HEX_RUN_MIN <= e) {
-		if (axg_hexval(p[i]) < 0) {
-			i++;
-			continue;
-		}
+		i = hex_skip(p, i, e, true);
+		if (i + HEX_RUN_MIN > e)
+			break;
 		size_t b = i;
-		while (i < e && axg_hexval(p[i]) >= 0)
-			i++;
+		i = hex_skip(p, i, e, false);
 		size_t len = i - b;
 		if (len < HEX_RUN_MIN || len > LEAK_HEX_RUN_MAX)
 			continue;
@@ -742,12 +813,6 @@ b64_mask_avx2(const uint8_t *tab, const uint8_t *p, size_t n, uint64_t *m)
 		b64_mask_scalar(tab, p + w * 64, n - w * 64, m + w);
 }
 #endif
-
-static bool
-mask_bit(const uint64_t *m, size_t i)
-{
-	return (m[i / 64] >> (i % 64)) & 1;
-}
 
 /* The first i at or after from whose bit is clear, or n. */
 static size_t
@@ -858,26 +923,21 @@ next_long_run(const uint64_t *m, size_t n, size_t from, size_t *s, size_t *e)
 	return false;
 }
 
-/* One step of the run search from *ip (see scan_base64_runs): decode and
- * scan the run around the probe if it is long enough. */
+/* Decode and scan the base64 run p[s..e), a run of at least B64_RUN_MIN
+ * bytes of the alphabet with a byte outside it (or the buffer's edge) on
+ * either side, with up to two '=' of padding after it; *next gets the
+ * offset just past the padding, where the search goes on. */
 static int
-b64_step(struct leak_scan *sc, const uint8_t *p, size_t n, const uint64_t *m,
-    size_t *ip, const struct layer *ly, int depth)
+b64_run(struct leak_scan *sc, const uint8_t *p, size_t n, size_t s, size_t e,
+    size_t *next, const struct layer *ly, int depth)
 {
-	size_t i = *ip, probe = i + B64_RUN_MIN - 1;
-
-	if (!mask_bit(m, probe)) {
-		*ip = probe + 1;
-		return 0;
-	}
-	size_t s = run_start(m, i, probe);
-	size_t e = run_end(m, probe + 1, n);
 	size_t end = e;
+
 	while (end < n && p[end] == '=' && end - e < 2)
 		end++;
-	*ip = end < n ? end + 1 : end;
-	if (e - s < B64_RUN_MIN)
-		return 0;
+	/* The byte at end is outside the alphabet or starts the next run
+	 * (as in "k=v==<run>"): the search goes on from there. */
+	*next = end;
 	if (e - s >= HEX_RUN_MIN) {
 		int rc = scan_hex_runs(sc, p, s, e, ly, depth);
 		if (rc != 0)
@@ -902,14 +962,11 @@ b64_step(struct leak_scan *sc, const uint8_t *p, size_t n, const uint64_t *m,
 }
 
 /* Base64 runs of at least B64_RUN_MIN bytes, decoded and scanned again
- * (and hex runs inside them).  The search is a sequence of steps from i:
- * probe the last byte a run starting at i would need; if it is base64,
- * take the run around it, and go on past its end and up to two '='.  So
- * i follows a byte outside the alphabet, or is 0, or (after "=") may skip
- * a run's first byte.  The bytes are read as bits of a mask built with
- * SIMD, and the steps between long runs are skipped: from i the steps
- * reach the next long run with i at its start, unless "=" precedes it,
- * where they are taken one by one. */
+ * (and hex runs inside them).  A run is a maximal stretch of alphabet
+ * bytes, decoded from its first byte whatever precedes it: a '=' before
+ * it (as in "key=<run>" or "x==<run>") is the end of something else, not
+ * part of this run.  The bytes are read as bits of a mask built with
+ * SIMD, and the runs are found from it a word at a time. */
 static int
 scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
     const struct layer *ly, int depth)
@@ -934,33 +991,11 @@ scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
 #endif
 		b64_mask_scalar(tab, p, n, m);
 
-	while (i + B64_RUN_MIN <= n && next_long_run(m, n, i, &s, &e)) {
-		if (s > i && p[s - 1] == '=') {
-			/* The steps whose probe is before s find only short
-			 * runs: just move i as they would. */
-			while (i + B64_RUN_MIN - 1 < s) {
-				size_t probe = i + B64_RUN_MIN - 1, end;
-				if (!mask_bit(m, probe)) {
-					i = probe + 1;
-					continue;
-				}
-				size_t re = run_end(m, probe + 1, n);
-				for (end = re;
-				     end < n && p[end] == '=' && end - re < 2;
-				     end++)
-					;
-				i = end < n ? end + 1 : end;
-			}
-			while (i < e && i + B64_RUN_MIN <= n)
-				if ((rc = b64_step(sc, p, n, m, &i, ly,
-					 depth)) != 0)
-					return rc;
-			continue;
-		}
-		i = s;
-		if ((rc = b64_step(sc, p, n, m, &i, ly, depth)) != 0)
+	/* i is 0 or follows a byte outside the alphabet or is at the start
+	 * of a run, so the run found from i starts where it really does. */
+	while (i + B64_RUN_MIN <= n && next_long_run(m, n, i, &s, &e))
+		if ((rc = b64_run(sc, p, n, s, e, &i, ly, depth)) != 0)
 			return rc;
-	}
 	return 0;
 }
 

@@ -99,8 +99,8 @@ test_prefilter(void)
 	struct leak_ac_pattern pats[AXG_ARRAY_LEN(kws)];
 	static const char alpha[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
 				    "NOPQRSTUVWXYZ0123456789_-@~ \n\"=:";
-	size_t lens[] = { 0, 1, 2, 3, 5, 11, 12, 15, 16, 31, 32, 33, 47, 64,
-		100, 1000, 4099, 65537 };
+	size_t lens[] = { 0, 1, 2, 3, 5, 11, 12, 15, 16, 31, 32, 33, 47, 64, 69,
+		70, 71, 134, 135, 100, 1000, 4099, 65537 };
 	bool all_same = true, all_naive = true, all_order = true;
 
 	for (size_t i = 0; i < AXG_ARRAY_LEN(kws); i++) {
@@ -130,9 +130,12 @@ test_prefilter(void)
 					? k[j] - 32
 					: k[j]);
 		}
-		struct hits hs = { 0 }, hv = { 0 }, hn = { 0 };
+		struct hits hs = { 0 }, hv = { 0 }, hn = { 0 }, h2 = { 0 };
 		leak_ac_set_simd(ac, false);
 		leak_ac_scan(ac, p, n, record, &hs);
+		leak_ac_set_simd(ac, true);
+		leak_ac_set_avx512(ac, false);
+		leak_ac_scan(ac, p, n, record, &h2);
 		leak_ac_set_simd(ac, true);
 		leak_ac_scan(ac, p, n, record, &hv);
 		for (size_t i = 0; i < n; i++)
@@ -142,10 +145,13 @@ test_prefilter(void)
 					pats[k].bytes, pats[k].len))
 					record(i + pats[k].len, (uint32_t)k,
 					    &hn);
-		if (hs.n != hv.n ||
+		if (hs.n != hv.n || hs.n != h2.n ||
 		    (hs.n > 0 &&
 			(memcmp(hs.end, hv.end, hs.n * sizeof(*hs.end)) != 0 ||
-			    memcmp(hs.id, hv.id, hs.n * sizeof(*hs.id)) != 0)))
+			    memcmp(hs.id, hv.id, hs.n * sizeof(*hs.id)) != 0 ||
+			    memcmp(hs.end, h2.end, hs.n * sizeof(*hs.end)) !=
+				0 ||
+			    memcmp(hs.id, h2.id, hs.n * sizeof(*hs.id)) != 0)))
 			all_same = false;
 		size_t *a = sorted_pairs(&hs), *b = sorted_pairs(&hn);
 		if (hs.n != hn.n ||
@@ -164,9 +170,12 @@ test_prefilter(void)
 		hits_free(&hs);
 		hits_free(&hv);
 		hits_free(&hn);
+		hits_free(&h2);
 		free(p);
 	}
-	ok(all_same, "SIMD and scalar filters report the same hits in order");
+	ok(all_same,
+	    "SIMD (AVX-512 where there is, and AVX2) and scalar filters "
+	    "report the same hits in order");
 	ok(all_naive, "the filter finds exactly the naive search's hits");
 	ok(all_order, "hits come in position order");
 
@@ -175,14 +184,18 @@ test_prefilter(void)
 	memset(text, ' ', sizeof(text));
 	memcpy(text + 40, "key", 3);
 	memcpy(text + 120, "key", 3);
-	for (int simd = 0; simd < 2; simd++) {
+	for (int simd = 0; simd < 3; simd++) {
 		int calls = 0;
 		leak_ac_set_simd(ac, simd != 0);
+		leak_ac_set_avx512(ac, simd == 2);
 		int rc = leak_ac_scan(ac, (const uint8_t *)text, sizeof(text),
 		    stop_at_first, &calls);
 		ok(rc == 7 && calls == 1, "stop at the first hit (%s)",
-		    simd ? "SIMD" : "scalar");
+		    simd == 2  ? "AVX-512"
+			: simd ? "AVX2"
+			       : "scalar");
 	}
+	leak_ac_set_simd(ac, true);
 	leak_ac_free(ac);
 	for (size_t i = 0; i < AXG_ARRAY_LEN(kws); i++)
 		free((char *)pats[i].bytes);
@@ -462,7 +475,9 @@ test_base64_runs(void)
 {
 	static const char *const before[] = { " ", "\n", "blob=", "x: \"",
 		"a_long_identifier_name_in_code ", "ab== ", "k=v;", "(",
-		"0123456789abcdef0123456789abcdef0123 " };
+		"0123456789abcdef0123456789abcdef0123 ",
+		"x==", "?data=", "BLOB=", "a=b&payload=", "aGVsbG8gd29ybGQh=",
+		"aGVsbG8gd29ybGQhIHRoaXMgaXMgdGV4dA==" };
 	static const char *const filler[] = { "the ", "a=b ", "key ", "==", "x",
 		"word_word ", "\n", "abc=", "Zz9 " };
 	char err[256];
@@ -499,12 +514,9 @@ test_base64_runs(void)
 					tap_diag("scan: %s", err);
 			}
 			same = same && same_findings(&f[0], &f[1]);
-			/* After "x=" the search may skip the run's first
-			 * byte (and miss the secret), as it always has: only
-			 * the other cases must find it. */
-			bool after_eq =
-			    before[bi][strlen(before[bi]) - 1] == '=';
-			cases += !after_eq;
+			/* Whatever precedes the run, "x=" and "x==" too, it
+			 * is decoded from its first byte. */
+			cases++;
 			bool hit = false;
 			for (size_t k = 0; k < f[1].n; k++)
 				hit = hit ||
@@ -512,9 +524,9 @@ test_base64_runs(void)
 					f[1].v[k].offset >= off &&
 					f[1].v[k].offset + f[1].v[k].length <=
 					    off + enc.len);
-			if (hit && !after_eq)
+			if (hit)
 				found++;
-			else if (!after_eq && found + 1 == cases)
+			else if (found + 1 == cases)
 				tap_diag("not found after \"%.*s\"",
 				    (int)(off < 60 ? off : 60),
 				    text.data + off - (off < 60 ? off : 60));
@@ -532,6 +544,130 @@ test_base64_runs(void)
 	leak_ruleset_free(rs);
 }
 
+/* Append one random piece of an assignment-like text to b. */
+static void
+put_piece(struct axg_buf *b)
+{
+	static const char *const pieces[] = { "=", ":", ":=", "=>", "->", ">",
+		" is ", " ", "  ", "\"", "'", "`", "]", "(", ".", "_", "-",
+		"Bearer ", "token ", "\t", "\n", "&", ";", ",", "{", "}", "/",
+		"+", "x", "Q", "7", "f", "0", "ab", "Zz", "9c", "e1f", "pat",
+		"key", "=\"", "\": \"", "SK", "a.b" };
+
+	axg_buf_puts(b, pieces[rnd() % AXG_ARRAY_LEN(pieces)]);
+}
+
+/* Rules with a check before the regex (an assignment with a value of
+ * value_min bytes, or a precheck): wherever the regex matches at a
+ * keyword, the check must pass, else the check loses findings. */
+static void
+test_prechecks(void)
+{
+	static const char *const lead[] = { "", " ", "x", "_", "-", "\"", "(",
+		"a.", "9" };
+	char err[256];
+	struct leak_ruleset *rs = leak_ruleset_new(NULL, err, sizeof(err));
+	pcre2_match_data *md = pcre2_match_data_create(16, NULL);
+	size_t tried = 0, matched = 0, lost = 0;
+
+	if (rs == NULL) {
+		ok(0, "rules: %s", err);
+		return;
+	}
+	for (size_t ki = 0; ki < rs->nkws; ki++) {
+		const struct leak_keyword *k = &rs->kws[ki];
+		for (size_t j = 0; j < k->nrules; j++) {
+			const struct leak_rule *r = &rs->rules[k->rules[j]];
+			if ((r->flags & LEAK_RF_WINDOW) ||
+			    (!(r->flags & LEAK_RF_ASSIGN) && r->pre == NULL))
+				continue;
+			const struct leak_rule_code *code =
+			    leak_rule_code(rs, k->rules[j], err, sizeof(err));
+			if (code == NULL) {
+				ok(0, "rule %s: %s", r->id, err);
+				continue;
+			}
+			for (int c = 0; c < 4000; c++) {
+				struct axg_buf b = AXG_BUF_INIT;
+				axg_buf_init(&b, 0);
+				axg_buf_puts(&b,
+				    lead[rnd() % AXG_ARRAY_LEN(lead)]);
+				size_t start = b.len;
+				for (size_t i = 0; i < k->len; i++) {
+					char ch = k->text[i];
+					if (rnd() % 4 == 0 && ch >= 'a' &&
+					    ch <= 'z')
+						ch = (char)(ch - 32);
+					axg_buf_putc(&b, ch);
+				}
+				size_t end = b.len;
+				if (c % 2 == 0) {
+					/* A value-like tail: name bytes, an
+					 * assignment, then value bytes. */
+					for (int i = (int)(rnd() % 5); i > 0;
+					     i--)
+						put_piece(&b);
+					int vl = (int)(rnd() % 20);
+					for (int i = 0; i < vl; i++)
+						axg_buf_putc(&b,
+						    "aZ09._-/+=k"[rnd() % 11]);
+				} else if (c % 4 == 1) {
+					/* pat<14 alnum>.<64 hex>, give or
+					 * take a byte. */
+					for (int i = 13 + (int)(rnd() % 3);
+					     i > 0; i--)
+						axg_buf_putc(&b,
+						    "aZ09"[rnd() % 4]);
+					axg_buf_putc(&b, '.');
+					for (int i = 63 + (int)(rnd() % 3);
+					     i > 0; i--)
+						axg_buf_putc(&b,
+						    "0123456789abcdef"[rnd() %
+							16]);
+				} else {
+					for (int i = (int)(rnd() % 12); i > 0;
+					     i--)
+						put_piece(&b);
+				}
+				if (rnd() % 2)
+					put_piece(&b);
+				const uint8_t *p = (const uint8_t *)b.data;
+				size_t n = b.len;
+				size_t we =
+				    end + r->after < n ? end + r->after : n;
+				int rc =
+				    pcre2_match(atomic_load_explicit(&code->re,
+						    memory_order_relaxed),
+					p, we, start, 0, md, NULL);
+				tried++;
+				if (rc >= 0) {
+					matched++;
+					bool pass = true;
+					if (r->flags & LEAK_RF_ASSIGN)
+						pass =
+						    leak_assigned_value_len(p,
+							n, end) >= r->value_min;
+					if (r->pre != NULL)
+						pass = pass &&
+						    r->pre(p, n, start, end);
+					if (!pass && lost++ < 5)
+						tap_diag("rule %s: check fails "
+							 "where the regex "
+							 "matches: %s",
+						    r->id, b.data);
+				}
+				axg_buf_free(&b);
+			}
+		}
+	}
+	ok(lost == 0 && matched > 1000,
+	    "prechecks pass wherever the regex matches (%zu of %zu texts "
+	    "matched, %zu lost)",
+	    matched, tried, lost);
+	pcre2_match_data_free(md);
+	leak_ruleset_free(rs);
+}
+
 int
 main(void)
 {
@@ -539,5 +675,6 @@ main(void)
 	test_lazy(); /* first: it counts the rules compiled so far */
 	test_scan_paths();
 	test_base64_runs();
+	test_prechecks();
 	return tap_done();
 }
