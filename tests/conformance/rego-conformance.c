@@ -688,7 +688,8 @@ read_todo(const char *path)
 		todo[ntodo++] = axg_strdup(line);
 	}
 	free(text);
-	qsort(todo, ntodo, sizeof(*todo), cmp_str);
+	if (ntodo > 1) /* an empty list is no array at all */
+		qsort(todo, ntodo, sizeof(*todo), cmp_str);
 }
 
 static struct cat *
