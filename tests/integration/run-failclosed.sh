@@ -57,8 +57,15 @@ fails() {
 	pid=$(cat "$tmp/pid" 2>/dev/null)
 	left=""
 	if [ -n "$pid" ]; then
-		ip -o link show | grep -q "alias axgate owner=$pid\$" &&
-			left="$left link"
+		# The launcher closes the job's namespace and lets the kernel
+		# destroy it, and the veth pair with it, in the background:
+		# give that up to 5 s before calling the link left behind.
+		n=0
+		while ip -o link show | grep -q "alias axgate owner=$pid\$"; do
+			n=$((n + 1))
+			[ "$n" -le 50 ] || { left="$left link"; break; }
+			sleep 0.1
+		done
 		nft list tables 2>/dev/null | grep -q "axgate_[0-9]*_$pid\$" &&
 			left="$left table"
 	else
