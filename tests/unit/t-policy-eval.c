@@ -152,44 +152,47 @@ test_print(void)
 	axg_buf_free(&b);
 }
 
+/* max([input.a[k19], max([input.a[k18], ... max([input.a[k0], leaf])])]),
+ * for the caller to free. */
+static char *
+nested_calls(const char *leaf)
+{
+	struct axg_buf e = AXG_BUF_INIT, t;
+	int i;
+
+	axg_buf_puts(&e, leaf);
+	for (i = 0; i < 20; i++) {
+		axg_buf_init(&t, 0);
+		axg_buf_printf(&t, "max([input.a[k%d], %s])", i, e.data);
+		axg_buf_free(&e);
+		e = t;
+	}
+	return axg_buf_steal(&e, NULL);
+}
+
 /* Ordering the args of nested calls takes linear time: each level looks
  * at its args once, and again only at those that mention a var a ref arg
  * binds.  (It used to look at some nested calls more than twice per level.) */
 static void
 test_nested_call_order(void)
 {
-	struct axg_buf src = AXG_BUF_INIT, e = AXG_BUF_INIT, t;
-	char *got;
-	int i;
+	char *e = nested_calls("y"), *src, *got;
 
-	axg_buf_puts(&e, "y");
-	for (i = 0; i < 20; i++) {
-		axg_buf_init(&t, 0);
-		axg_buf_printf(&t, "max([input.a[k%d], %s])", i, e.data);
-		axg_buf_free(&e);
-		e = t;
-	}
-	axg_buf_printf(&src, "package t\np if {\nx := %s\nx > 0\n}\n", e.data);
-	got = eval(src.data, "x = data.t.p", NULL, 0);
+	src = axg_asprintf("package t\np if {\nx := %s\nx > 0\n}\n", e);
+	got = eval(src, "x = data.t.p", NULL, 0);
 	like_str(got, "compile 3:1 rego_unsafe_var_error var ",
 	    "20 nested calls with an unbound leaf: an unsafe var, at once");
 	free(got);
-	axg_buf_reset(&src);
-	axg_buf_reset(&e);
-	axg_buf_puts(&e, "1");
-	for (i = 0; i < 20; i++) {
-		axg_buf_init(&t, 0);
-		axg_buf_printf(&t, "max([input.a[k%d], %s])", i, e.data);
-		axg_buf_free(&e);
-		e = t;
-	}
-	axg_buf_printf(&src, "package t\np := x if {\nx := %s\n}\n", e.data);
-	got = eval(src.data, "x = data.t.p", "{\"a\": {\"q\": 1}}", 0);
+	free(src);
+	free(e);
+	e = nested_calls("1");
+	src = axg_asprintf("package t\np := x if {\nx := %s\n}\n", e);
+	got = eval(src, "x = data.t.p", "{\"a\": {\"q\": 1}}", 0);
 	is_str(got, "[{\"x\":1}]",
 	    "20 nested calls whose ref args bind their vars: ordered");
 	free(got);
-	axg_buf_free(&src);
-	axg_buf_free(&e);
+	free(src);
+	free(e);
 }
 
 /* The memory an evaluation holds is bounded: past the limit it ends with
