@@ -276,8 +276,10 @@ px_fwd_begin(struct px_conn *c, const struct px_request *req)
 	f->path = req->path != NULL ? axg_strndup(req->path, req->path_len)
 				    : axg_strndup(req->target, req->target_len);
 	f->is_head = strcmp(f->method, "HEAD") == 0;
-	f->keep_alive = req->keep_alive;
 	f->client_10 = req->version_minor == 0;
+	/* RFC 9112 9.3: a proxy never keeps an HTTP/1.0 client's
+	 * connection, whatever its Connection: keep-alive says */
+	f->keep_alive = req->keep_alive && !f->client_10;
 	f->req_kind = req->body;
 	f->req_left = req->content_length;
 

@@ -191,6 +191,23 @@ def main():
                "their answer", "%d failed" % bad)
         s.close()
 
+        # an HTTP/1.0 client asking for keep-alive is answered with
+        # "Connection: close" and its connection ends (RFC 9112 9.3)
+        s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+        nreq += 1
+        s.sendall(b"GET http://127.0.0.1:%d/ka HTTP/1.0\r\n"
+                  b"Connection: keep-alive\r\n\r\n" % up.port)
+        r = read_response(s)
+        try:
+            rest = s.recv(1)
+        except OSError:
+            rest = b"?"
+        s.close()
+        tap.ok(r.startswith(b"HTTP/1.1 200") and
+               b"\r\nConnection: close\r\n" in r and rest == b"",
+               "an HTTP/1.0 client's keep-alive is refused: close, then EOF",
+               "%r %r" % (r, rest))
+
         # one audit record per request
         H.poll(lambda: len([r for r in d.records()
                             if r.get("class_uid") == 4002]) >= nreq, 5)
