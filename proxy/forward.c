@@ -195,6 +195,7 @@ info_of(struct px_conn *c, const struct px_request *req,
 	info->headers = req->headers;
 	info->nheaders = req->nheaders;
 	info->client = (const struct sockaddr *)&c->client_addr;
+	info->has_body = req->body != PX_BODY_NONE;
 }
 
 /* The answer to a scan verdict other than ALLOW. */

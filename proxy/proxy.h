@@ -287,6 +287,8 @@ struct px_http_info {
 	const struct px_header *headers;
 	size_t nheaders;
 	const struct sockaddr *client;
+	bool has_body; /* a body follows the head (Content-Length > 0 or
+			* chunked) */
 };
 
 /*

@@ -332,7 +332,10 @@ filter_head(void *arg, const struct px_http_info *req, void **req_state,
 		    host_hit ? " (host name)" : "");
 		return PX_SCAN_BLOCK;
 	}
-	/* an encoded body is decoded for the scan, or refused */
+	/* an encoded body is decoded for the scan, or refused; with no
+	 * body there is nothing to decode, whatever Content-Encoding says */
+	if (!req->has_body)
+		return PX_SCAN_ALLOW;
 	return leak_coded_open(h->sc, req, &rq->coded, reason, reasonlen);
 }
 

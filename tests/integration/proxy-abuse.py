@@ -729,6 +729,12 @@ def leak_rows(UP, TP):
                      % ce), 415, HTTP)
     passes("Content-Encoding identity is scanned as it is",
            post(UP, clean, b"Content-Encoding: identity\r\n"))
+    # no body, nothing to decode: a GET that names a coding passes
+    T.append(case("a GET with Content-Encoding br and no body passes", 29,
+                  b"GET http://allowed.test:%d/g HTTP/1.1\r\nHost: "
+                  b"allowed.test:%d\r\nContent-Encoding: br\r\n"
+                  b"Connection: close\r\n\r\n" % (UP, UP), 200, "closed",
+                  HTTP, "up", "x", "web", check=upstream_has(b"get /g")))
     # credential_scan log reads nothing it cannot and refuses nothing: a
     # br body is scanned as it is (the key in clear is logged) and passes
     T.append(case("credential_scan log: a br body passes (scanned as is)",
