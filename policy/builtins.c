@@ -38,6 +38,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_x509,
 	axp_builtins_math,
 	axp_builtins_graph,
+	axp_builtins_providers,
 	axp_builtins_uri,
 	axp_builtins_jsonschema,
 	axp_builtins_http,

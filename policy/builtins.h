@@ -127,6 +127,7 @@ extern const struct axp_builtin axp_builtins_x509[];
 
 extern const struct axp_builtin axp_builtins_math[];
 extern const struct axp_builtin axp_builtins_graph[];
+extern const struct axp_builtin axp_builtins_providers[];
 extern const struct axp_builtin axp_builtins_uri[];
 extern const struct axp_builtin axp_builtins_jsonschema[];
 extern const struct axp_builtin axp_builtins_http[];

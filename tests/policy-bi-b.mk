@@ -1,5 +1,6 @@
 ## Tests of the builtins in policy/builtins-{encoding,bits,net,time,uuid,
-## crypto,jwt}.c.
+## crypto,jwt}.c, and providers.aws.sign_req (builtins-providers.c) with
+## the crypto ones.
 EXTRA_DIST += %reldir%/unit/policy-bi-rows.h
 check_PROGRAMS += \
 	tests/unit/t-policy-bi-encoding \

@@ -1,4 +1,4 @@
-/* Unit tests of policy/builtins-crypto.c. */
+/* Unit tests of policy/builtins-crypto.c and builtins-providers.c. */
 #include "config.h"
 
 #include "tests/unit/policy-bi-rows.h"
@@ -28,6 +28,47 @@ static const struct bi_row rows[] = {
 	{ "crypto.hmac.equal", "[\"abc\", \"abc\"]", "true" },
 	{ "crypto.hmac.equal", "[\"abc\", \"abd\"]", "false" },
 	{ "crypto.hmac.equal", "[\"abc\", \"ab\"]", "false" },
+	/* SigV4: the URL's userinfo and fragment are not signed, its path
+	 * and query are as written, User-Agent is not signed, the body is
+	 * Go's JSON (with < escaped), execute-api gets no content header */
+	{ "providers.aws.sign_req",
+	    "[{\"method\": \"POST\", \"url\": \"https://me@user.example."
+	    "amazonaws.com:8443/path/to%20x?b=2&a=1#frag\", \"headers\": "
+	    "{\"Content-Type\": \"application/json\", \"User-Agent\": \"x\"}, "
+	    "\"body\": {\"k\": \"<v>\"}}, {\"aws_access_key\": \"AKID\", "
+	    "\"aws_secret_access_key\": \"SECRET\", \"aws_service\": "
+	    "\"execute-api\", \"aws_region\": \"eu-west-1\"}, "
+	    "1700000000000000000]",
+	    "{\"body\":{\"k\":\"<v>\"},\"headers\":{\"Authorization\":"
+	    "\"AWS4-HMAC-SHA256 Credential=AKID/20231114/eu-west-1/execute-api/"
+	    "aws4_request,SignedHeaders=content-type;host;x-amz-date,Signature="
+	    "980f636f2f8f274b8e6900bde49c815d55a0d8dbe48c7c41b22afb53f0dba9c7\""
+	    ","
+	    "\"Content-Type\":\"application/json\",\"User-Agent\":\"x\","
+	    "\"host\":\"user.example.amazonaws.com:8443\",\"x-amz-date\":"
+	    "\"20231114T221320Z\"},\"method\":\"POST\",\"url\":\"https://"
+	    "me@user.example.amazonaws.com:8443/path/to%20x?b=2&a=1#frag\"}" },
+	{ "providers.aws.sign_req", "[{\"url\": \"http://x\"}, {}, 0]",
+	    "!eval_type_error:operand 1 missing required request "
+	    "parameters(s): "
+	    "{\"method\"}" },
+	{ "providers.aws.sign_req",
+	    "[{\"method\": \"GET\", \"url\": \"http://x\"}, "
+	    "{\"aws_access_key\": \"a\", \"aws_secret_access_key\": 1}, 0]",
+	    "!eval_type_error:operand 2 missing required AWS config "
+	    "parameters(s): {\"aws_region\", \"aws_service\"}" },
+	{ "providers.aws.sign_req",
+	    "[{\"method\": \"GET\", \"url\": \"http://x\"}, "
+	    "{\"aws_access_key\": \"a\", \"aws_secret_access_key\": \"s\", "
+	    "\"aws_service\": \"s3\", \"aws_region\": \"r\"}, 1.5]",
+	    "!eval_type_error:operand 3 could not convert time_ns value" },
+	{ "providers.aws.sign_req",
+	    "[{\"method\": \"GET\", \"url\": \"http://x\", \"headers\": "
+	    "{\"a\": 1}}, {\"aws_access_key\": \"a\", "
+	    "\"aws_secret_access_key\": \"s\", \"aws_service\": \"s3\", "
+	    "\"aws_region\": \"r\"}, 0]",
+	    "!eval_type_error:operand 1 'headers' must map strings to "
+	    "strings" },
 };
 
 int
