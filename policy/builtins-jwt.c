@@ -18,13 +18,15 @@
 #include <openssl/x509.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "policy/builtins.h"
 #include "policy/value-extra-b.h"
 
-#define JWT_MAX_KEYS 64
+#define JWT_MAX_KEYS	64
+#define JWT_MAX_NESTING 8 /* tokens inside tokens */
 
-enum jwt_kind { JK_HS, JK_RS, JK_PS, JK_ES };
+enum jwt_kind { JK_HS, JK_RS, JK_PS, JK_ES, JK_ED };
 
 struct jwt_alg {
 	const char *name;
@@ -34,18 +36,13 @@ struct jwt_alg {
 };
 
 static const struct jwt_alg jwt_algs[] = {
-	{ "HS256", JK_HS, "SHA256", 0 },
-	{ "HS384", JK_HS, "SHA384", 0 },
-	{ "HS512", JK_HS, "SHA512", 0 },
-	{ "RS256", JK_RS, "SHA256", 0 },
-	{ "RS384", JK_RS, "SHA384", 0 },
-	{ "RS512", JK_RS, "SHA512", 0 },
-	{ "PS256", JK_PS, "SHA256", 0 },
-	{ "PS384", JK_PS, "SHA384", 0 },
-	{ "PS512", JK_PS, "SHA512", 0 },
-	{ "ES256", JK_ES, "SHA256", 32 },
-	{ "ES384", JK_ES, "SHA384", 48 },
-	{ "ES512", JK_ES, "SHA512", 66 },
+	{ "HS256", JK_HS, "SHA256", 0 }, { "HS384", JK_HS, "SHA384", 0 },
+	{ "HS512", JK_HS, "SHA512", 0 }, { "RS256", JK_RS, "SHA256", 0 },
+	{ "RS384", JK_RS, "SHA384", 0 }, { "RS512", JK_RS, "SHA512", 0 },
+	{ "PS256", JK_PS, "SHA256", 0 }, { "PS384", JK_PS, "SHA384", 0 },
+	{ "PS512", JK_PS, "SHA512", 0 }, { "ES256", JK_ES, "SHA256", 32 },
+	{ "ES384", JK_ES, "SHA384", 48 }, { "ES512", JK_ES, "SHA512", 66 },
+	{ "EdDSA", JK_ED, NULL, 0 }, /* Ed25519: no digest of its own */
 };
 
 static const struct jwt_alg *
@@ -251,7 +248,50 @@ jwk_str(const struct axv *jwk, const char *name)
 	return v && axv_kind(v) == AXV_STRING ? axv_str(v) : NULL;
 }
 
-/* An RSA or EC JWK as a key (private when it has "d"). */
+/* A base64url member of a JWK of exactly n bytes into out. */
+static bool
+jwk_raw(const struct axv *jwk, const char *name, unsigned char *out, size_t n)
+{
+	const struct axv *v = axv_object_gets(jwk, name);
+	struct axg_buf b;
+	char err[64];
+	bool ok;
+
+	if (v == NULL || axv_kind(v) != AXV_STRING)
+		return false;
+	axg_buf_init(&b, 0);
+	ok = b64url(axv_str(v), axv_strlen(v), &b, err, sizeof(err)) == 0 &&
+	    b.len == n;
+	if (ok)
+		memcpy(out, b.data, n);
+	OPENSSL_cleanse(b.data, b.len);
+	axg_buf_free(&b);
+	return ok;
+}
+
+/* An OKP JWK (RFC 8037) as a key: Ed25519 only. */
+static EVP_PKEY *
+okp_pkey(const struct axv *jwk, bool priv)
+{
+	const char *crv = jwk_str(jwk, "crv");
+	unsigned char x[32], d[32];
+	EVP_PKEY *pk = NULL;
+
+	if (crv == NULL || strcmp(crv, "Ed25519") != 0 ||
+	    !jwk_raw(jwk, "x", x, sizeof(x)))
+		return NULL;
+	if (!priv)
+		return EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, x,
+		    sizeof(x));
+	if (jwk_raw(jwk, "d", d, sizeof(d))) {
+		pk = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, d,
+		    sizeof(d));
+		OPENSSL_cleanse(d, sizeof(d));
+	}
+	return pk;
+}
+
+/* An RSA, EC or OKP (Ed25519) JWK as a key (private when it has "d"). */
 static EVP_PKEY *
 jwk_pkey(const struct axv *jwk)
 {
@@ -325,6 +365,10 @@ jwk_pkey(const struct axv *jwk)
 				goto done;
 		}
 		pc = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+	} else if (strcmp(kty, "OKP") == 0) {
+		pk = okp_pkey(jwk, priv);
+		ok = pk != NULL;
+		goto done;
 	} else
 		goto done;
 	params = OSSL_PARAM_BLD_to_param(bld);
@@ -510,6 +554,7 @@ pk_verify(const struct jwt_alg *a, EVP_PKEY *pk, const char *in, size_t inlen,
 	if (m == NULL)
 		return false;
 	if ((a->kind == JK_ES) != (type == EVP_PKEY_EC) ||
+	    (a->kind == JK_ED) != (type == EVP_PKEY_ED25519) ||
 	    ((a->kind == JK_RS || a->kind == JK_PS) && type != EVP_PKEY_RSA &&
 		type != EVP_PKEY_RSA_PSS))
 		goto done;
@@ -585,7 +630,9 @@ jws_sign(struct axp_bctx *ctx, const struct jwt_alg *a, const struct axv *jwk,
 		    "failed to parse the JWK as a private key");
 		goto done;
 	}
-	if ((a->kind == JK_ES) != (EVP_PKEY_get_base_id(pk) == EVP_PKEY_EC)) {
+	if ((a->kind == JK_ES) != (EVP_PKEY_get_base_id(pk) == EVP_PKEY_EC) ||
+	    (a->kind == JK_ED) !=
+		(EVP_PKEY_get_base_id(pk) == EVP_PKEY_ED25519)) {
 		rc = axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
 		    "JWK key type does not match the algorithm %s", a->name);
 		goto done;
@@ -670,9 +717,9 @@ decode_nested(struct axp_bctx *ctx, const struct jwt *t, int depth,
 	struct axv *inner;
 	int rc;
 
-	if (depth >= 8)
+	if (depth >= JWT_MAX_NESTING)
 		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
-		    "nested JWTs deeper than 8 levels");
+		    "nested JWTs deeper than %d levels", JWT_MAX_NESTING);
 	axg_buf_init(&b, 0);
 	if (b64url(t->part[1], t->len[1], &b, err, sizeof(err)) < 0) {
 		axg_buf_free(&b);
@@ -853,9 +900,9 @@ bi_decode_verify(struct axp_bctx *ctx, struct axv *const *args,
 	struct keyset ks;
 	struct jwt t;
 	struct axg_buf sig;
-	struct axv *payload = NULL, *r;
+	struct axv *payload = NULL, *tok = NULL, *r;
 	bool good = false;
-	int rc = AXP_BI_ERROR;
+	int rc = AXP_BI_ERROR, depth;
 	size_t i;
 
 	if (!axp_bi_want(ctx, args, 1, AXV_STRING) ||
@@ -900,22 +947,65 @@ bi_decode_verify(struct axp_bctx *ctx, struct axv *const *args,
 	if (cert != NULL && keys_load(ctx, cert, &ks) != AXP_BI_OK)
 		return AXP_BI_ERROR;
 	axg_buf_init(&sig, 0);
-	if (jwt_split(ctx, args[0], &t) != AXP_BI_OK)
-		goto done;
-	if (jwt_header(ctx, &t) != AXP_BI_OK ||
-	    jwt_signature(ctx, &t, &sig) != AXP_BI_OK)
-		goto done;
-	a = alg_find(t.alg);
-	if (a == NULL || (alg != NULL && strcmp(alg, t.alg) != 0))
-		goto unverified;
-	if (secret != NULL)
-		good = a->kind == JK_HS &&
-		    hs_verify(a, axv_str(secret), axv_strlen(secret), t.part[0],
-			t.len[0] + 1 + t.len[1], &sig);
-	else
-		good = a->kind != JK_HS && keys_verify(&ks, a, &t, &sig);
-	if (!good)
-		goto unverified;
+	memset(&t, 0, sizeof(t));
+	tok = axv_ref(args[0]);
+	/* RFC 7519 7.2: a token whose cty is JWT carries another token as
+	 * its payload, which must verify too; the innermost one's header and
+	 * claims are the answer */
+	for (depth = 0;; depth++) {
+		const struct axv *cty;
+
+		jwt_clear(&t);
+		axg_buf_reset(&sig);
+		if (depth == JWT_MAX_NESTING) {
+			axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+			    "nested JWTs deeper than %d levels",
+			    JWT_MAX_NESTING);
+			goto done;
+		}
+		if (jwt_split(ctx, tok, &t) != AXP_BI_OK)
+			goto done;
+		if (jwt_header(ctx, &t) != AXP_BI_OK ||
+		    jwt_signature(ctx, &t, &sig) != AXP_BI_OK)
+			goto done;
+		/* RFC 7515 4.1.11: no extension is understood here, so a
+		 * token that makes one critical never verifies */
+		if (axv_object_gets(t.header, "crit") != NULL)
+			goto unverified;
+		a = alg_find(t.alg);
+		if (a == NULL || (alg != NULL && strcmp(alg, t.alg) != 0))
+			goto unverified;
+		if (secret != NULL)
+			good = a->kind == JK_HS &&
+			    hs_verify(a, axv_str(secret), axv_strlen(secret),
+				t.part[0], t.len[0] + 1 + t.len[1], &sig);
+		else
+			good =
+			    a->kind != JK_HS && keys_verify(&ks, a, &t, &sig);
+		if (!good)
+			goto unverified;
+		cty = axv_object_gets(t.header, "cty");
+		if (cty == NULL || axv_kind(cty) != AXV_STRING ||
+		    strcasecmp(axv_str(cty), "JWT") != 0)
+			break;
+		{
+			struct axg_buf b;
+			char err[96];
+
+			axg_buf_init(&b, 0);
+			if (b64url(t.part[1], t.len[1], &b, err, sizeof(err)) <
+			    0) {
+				axg_buf_free(&b);
+				axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+				    "JWT payload had invalid encoding: %s",
+				    err);
+				goto done;
+			}
+			axv_unref(tok);
+			tok = axv_string(b.data ? b.data : "", b.len);
+			axg_buf_free(&b);
+		}
+	}
 	if (jwt_payload(ctx, &t, &payload) != AXP_BI_OK)
 		goto done;
 	if (iss != NULL) {
@@ -958,6 +1048,7 @@ unverified:
 	rc = AXP_BI_OK;
 done:
 	axv_unref(payload);
+	axv_unref(tok);
 	keyset_free(&ks);
 	axg_buf_free(&sig);
 	jwt_clear(&t);

@@ -14,6 +14,17 @@
 	"FtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpM"  \
 	"eJf36POk6yJV_adQssw5c"
 #define OCT "{\"kty\": \"oct\", \"k\": \"eW91ci0yNTYtYml0LXNlY3JldA\"}"
+/* RFC 8037 A.1's Ed25519 key, and a token it signed */
+#define ED_PUB                                                                 \
+	"{\\\"kty\\\":\\\"OKP\\\",\\\"crv\\\":\\\"Ed25519\\\",\\\"x\\\":"      \
+	"\\\"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\\\"}"
+#define ED_JWK                                                                 \
+	"{\\\"kty\\\":\\\"OKP\\\",\\\"crv\\\":\\\"Ed25519\\\",\\\"x\\\":"      \
+	"\\\"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\\\",\\\"d\\\":"       \
+	"\\\"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A\\\"}"
+#define ED_TOK                                                                 \
+	"eyJhbGciOiJFZERTQSJ9.eyJhIjoxfQ.vGKVz1ca21v6_dmpbt3FX0ENvaIXzgayEazf" \
+	"TOZwAnZxYjHwvS9-eT0EsjCDwBNeZKO7vVQT0879n9w35GD-Aw"
 
 static const struct bi_row rows[] = {
 	{ "io.jwt.decode", "[\"" TOK "\"]",
@@ -113,6 +124,44 @@ static const struct bi_row rows[] = {
 	    "[\"" TOK "\", {\"secret\": \"s\", "
 	    "\"colour\": \"red\"}]",
 	    "!eval_builtin_error:unknown token validation constraint: colour" },
+	/* EdDSA (Ed25519, RFC 8037's key): deterministic signatures */
+	{ "io.jwt.encode_sign_raw",
+	    "[\"{\\\"alg\\\":\\\"EdDSA\\\"}\", \"{\\\"a\\\":1}\", \"" ED_JWK
+	    "\"]",
+	    "\"" ED_TOK "\"" },
+	{ "io.jwt.decode_verify",
+	    "[\"" ED_TOK "\", {\"cert\": \"" ED_PUB "\"}]",
+	    "[true,{\"alg\":\"EdDSA\"},{\"a\":1}]" },
+	{ "io.jwt.decode_verify",
+	    "[\"" ED_TOK "\", {\"cert\": \"" ED_PUB "\", \"alg\": \"ES256\"}]",
+	    "[false,{},{}]" },
+	/* a key of another type never verifies an EdDSA signature */
+	{ "io.jwt.decode_verify", "[\"" ED_TOK "\", {\"secret\": \"s\"}]",
+	    "[false,{},{}]" },
+	/* an extension made critical is not understood: never verified */
+	{ "io.jwt.decode_verify",
+	    "[\"eyJhbGciOiJIUzI1NiIsImNyaXQiOlsieCJdLCJ4IjoxfQ.eyJhIjoxfQ."
+	    "YqeWIOzUgwo0jqufXokf06-8eBVYoffFAMwbTKF1VBY\", {\"secret\": "
+	    "\"s\"}]",
+	    "[false,{},{}]" },
+	/* cty JWT: the outer and the inner token are verified, the inner
+	 * one answers */
+	{ "io.jwt.decode_verify",
+	    "[\"eyJhbGciOiJIUzI1NiIsImN0eSI6IkpXVCJ9.ZXlKaGJHY2lPaUpJVXpJMU5p"
+	    "Sjku"
+	    "ZXlKaElqb3hmUS5xNXN2UDgtOVk4WWtiS3dDVFduRGtBWVpXeG9iUEJrRGN1RnVlT2"
+	    "dkRmQ4.SU0OGR14GvWFdranlhfgTd96-0sA46J1qlFH4vB3bPc\", "
+	    "{\"secret\": "
+	    "\"s\"}]",
+	    "[true,{\"alg\":\"HS256\"},{\"a\":1}]" },
+	{ "io.jwt.decode_verify",
+	    "[\"eyJhbGciOiJIUzI1NiIsImN0eSI6IkpXVCJ9.ZXlKaGJHY2lPaUpJVXpJMU5p"
+	    "Sjku"
+	    "ZXlKaElqb3hmUS5xNXN2UDgtOVk4WWtiS3dDVFduRGtBWVpXeG9iUEJrRGN1RnVlT2"
+	    "dkRkFB.5xJkYoNprTRlqm2dHI5jRL-cfX2AUQfhF_CYDo_P3ao\", "
+	    "{\"secret\": "
+	    "\"s\"}]",
+	    "[false,{},{}]" },
 	{ "io.jwt.verify_rs256", "[\"" TOK "\", \"{\\\"kty\\\": 1}\"]",
 	    "!eval_builtin_error:failed to parse a JWK key (set)" },
 	{ "io.jwt.verify_rs256",
@@ -289,12 +338,44 @@ round_trip(EVP_PKEY *pk, const char *alg, const char *verify, EVP_PKEY *other)
 	free(opem);
 }
 
+/* Tokens nested deeper than the bound end with an error, not a deep
+ * recursion: nine levels of cty JWT around one token. */
+static void
+nested_depth(void)
+{
+	const char *key = "{\"kty\":\"oct\",\"k\":\"cw\"}"; /* "s" */
+	char *tok = call_s("io.jwt.encode_sign_raw", 3, "{\"alg\":\"HS256\"}",
+	    "{\"a\":1}", key);
+	struct axv *av[2], *out = NULL;
+	struct axp_bctx ctx;
+	int rc;
+
+	for (int i = 0; i < 9; i++) {
+		char *t = call_s("io.jwt.encode_sign_raw", 3,
+		    "{\"alg\":\"HS256\",\"cty\":\"JWT\",\"typ\":\"n\"}", tok,
+		    key);
+		free(tok);
+		tok = t;
+	}
+	av[0] = axv_cstr(tok);
+	av[1] = axv_object_new(1);
+	axv_object_put(av[1], axv_cstr("secret"), axv_cstr("s"));
+	rc = bi_call("io.jwt.decode_verify", av, 2, &ctx, &out);
+	ok(rc == AXP_BI_ERROR && strstr(ctx.msg, "deeper than 8") != NULL,
+	    "decode_verify: 10 nested tokens are an error (%s)", ctx.msg);
+	axv_unref(out);
+	axv_unref(av[0]);
+	axv_unref(av[1]);
+	free(tok);
+}
+
 int
 main(void)
 {
 	EVP_PKEY *rsa, *rsa2, *ec, *ec2;
 
 	bi_run(rows, AXG_ARRAY_LEN(rows));
+	nested_depth();
 	rsa = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048);
 	rsa2 = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048);
 	ec = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
