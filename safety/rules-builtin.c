@@ -107,9 +107,11 @@ pre_generic_api_key(const uint8_t *p, size_t n, size_t start, size_t end)
 const struct leak_rule_def leak_builtin_rules[] = {
 	/* ---- Amazon Web Services ---- */
 	RULE("aws-access-key-id", "AWS access key ID",
-	    "akia|asia|abia|acca|agpa|aida|aipa|anpa|anva|aroa|apka|asca",
-	    B "((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)"
-	      "[A-Z2-7]{16})" EA,
+	    "akia|asia|abia|acca|agpa|aida|aipa|anpa|anva|aroa|apka|asca|a3t",
+	    /* real ids are base32 ([A-Z2-7]); ids written by hand or by
+	     * generators use any digit, and are still taken for keys */
+	    B "((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA|"
+	      "A3T[A-Z0-9])[A-Z0-9]{16})" EA,
 	    .entropy = 3.0, .before = 4),
 	RULE("aws-secret-access-key", "AWS secret access key",
 	    "secret_access_key|secretaccesskey|secret-access-key|aws",
