@@ -317,6 +317,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(glsoat-[A-Za-z0-9_\\-]{20,40})" E),
 	RULE("gitlab-feature-flag-token", "GitLab feature flag client token",
 	    "glffct-", B "(glffct-[A-Za-z0-9_\\-]{20,40})" E),
+	RULE("gitlab-session-cookie", "GitLab session cookie",
+	    "_gitlab_session=", "_gitlab_session=([0-9a-z]{32})" EA),
 	RULE("bitbucket-app-password", "Bitbucket / Atlassian app password",
 	    "atbb", B "(ATBB[A-Za-z0-9_=.\\-]{28,40})" E, .entropy = 3.5),
 	RULE("bitbucket-access-token", "Bitbucket repository access token",
@@ -684,8 +686,10 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .before = 40),
 	RULE("yandex-api-key", "Yandex API key", "aqvn",
 	    B "(AQVN[A-Za-z0-9_\\-]{35,38})" E),
-	RULE("yandex-access-token", "Yandex OAuth token", "y0_|t1.",
-	    B "(y[0-3]_[A-Za-z0-9_\\-]{55})" E),
+	RULE("yandex-access-token", "Yandex OAuth or IAM token", "y0_|t1.",
+	    B
+	    "(y[0-3]_[A-Za-z0-9_\\-]{55}|"
+	    "t1\\.[A-Za-z0-9_\\-]{1,64}={0,2}\\.[A-Za-z0-9_\\-]{86}={0,2})" E),
 	RULE("beamer-api-token", "Beamer API token", "beamer",
 	    "(?i:beamer)[A-Za-z_]{0,16}[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
 	    "(b_[A-Za-z0-9=_\\-]{44})" E,
@@ -733,6 +737,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    KV("splunk", UUID), CTXU),
 	RULE("sumologic-access-key", "Sumo Logic access key", "sumo",
 	    KV("sumo", "[A-Za-z0-9]{64}"), CTX),
+	RULE("sumologic-access-id", "Sumo Logic access id", "sumo",
+	    KV("sumo", "su[A-Za-z0-9]{12}"), CTX),
 	RULE("logzio-token", "Logz.io token", "logz",
 	    KV("logz", "[A-Za-z]{32}"), CTX),
 	RULE("rollbar-token", "Rollbar access token", "rollbar",
