@@ -111,8 +111,37 @@ dotted_identifier(const uint8_t *s, size_t n)
 	return dots > 0 && seg > 0;
 }
 
+/* Base64 of a public PEM block: a certificate, a public key, a CRL or a
+ * certificate request (kubeconfig's certificate-authority-data, a
+ * secret's tls.crt).  "LS0tLS1CRUdJTi" is the base64 of "-----BEGIN". */
+static bool
+b64_public_pem(const uint8_t *s, size_t n)
+{
+	static const char *const labels[] = { "CERTIFICATE", "PUBLIC KEY",
+		"RSA PUBLIC KEY", "X509 CRL", "TRUSTED CERTIFICATE",
+		"NEW CERTIFICATE REQUEST" };
+	char storage[64];
+	struct axg_buf b;
+	bool pub = false;
+
+	if (n < 40 || memcmp(s, "LS0tLS1CRUdJTi", 14) != 0)
+		return false;
+	axg_buf_init_ext(&b, storage, sizeof(storage), sizeof(storage));
+	if (leak_decode_base64(s, 56 < n ? 56 : n - n % 4, &b) && b.len > 11) {
+		for (size_t i = 0; i < AXG_ARRAY_LEN(labels) && !pub; i++) {
+			size_t l = strlen(labels[i]);
+			pub = b.len >= 11 + l + 5 &&
+			    memcmp(b.data + 11, labels[i], l) == 0 &&
+			    memcmp(b.data + 11 + l, "-----", 5) == 0;
+		}
+	}
+	axg_buf_free(&b);
+	return pub;
+}
+
 /* The value of a context rule: not a reference, a path, an identifier,
- * a number, a hash or a word; for passwords the bar is lower. */
+ * a number, a hash, a word or public PEM material; for passwords the bar
+ * is lower. */
 static bool
 value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 {
@@ -121,6 +150,8 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 
 	if (s[0] == '$' || s[0] == '%' || s[0] == '@' || s[0] == '/' ||
 	    s[0] == '~' || s[0] == '.' || s[0] == '#')
+		return false;
+	if (b64_public_pem(s, n))
 		return false;
 	if (is_hash(s, n))
 		return false;
