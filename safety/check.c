@@ -111,6 +111,106 @@ dotted_identifier(const uint8_t *s, size_t n)
 	return dots > 0 && seg > 0;
 }
 
+/* A fingerprint or key id written as colon-separated hex bytes
+ * (06:B5:A4:...), or a date and time (2002-04-18T16:56:53Z). */
+static bool
+fingerprint_or_time(const uint8_t *s, size_t n)
+{
+	bool hexpairs = n >= 11 && n % 3 == 2;
+
+	for (size_t i = 0; i < n && hexpairs; i++)
+		hexpairs = i % 3 == 2 ? s[i] == ':' : is_hex(s[i]);
+	if (hexpairs)
+		return true;
+	if (n < 10 || s[4] != '-' || s[7] != '-')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+		if (!((c >= '0' && c <= '9') || c == '-' || c == ':' ||
+			c == '.' || c == 'T' || c == 'Z' || c == '+'))
+			return false;
+		if ((i < 4 || i == 5 || i == 6 || i == 8 || i == 9) &&
+		    !(c >= '0' && c <= '9'))
+			return false;
+	}
+	return true;
+}
+
+/* The kind of one part of a name: a number (2016), a word in one case or
+ * capitalised (clause, BSD, Clause), a word and a number (GPL2, m4), a
+ * CamelCase word (OpenLDAP, NetBSD); 0 for anything else. */
+enum { PART_NONE, PART_NUM, PART_WORD, PART_WORDNUM, PART_CAMEL };
+
+static int
+part_kind(const uint8_t *s, size_t n)
+{
+	size_t l = 0, lower = 0, upper = 0;
+
+	while (l < n &&
+	    ((s[l] >= 'a' && s[l] <= 'z') || (s[l] >= 'A' && s[l] <= 'Z'))) {
+		lower += s[l] >= 'a';
+		upper += s[l] < 'a';
+		l++;
+	}
+	for (size_t i = l; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return PART_NONE;
+	if (l == 0)
+		return PART_NUM;
+	if (lower == 0 || upper == 0 ||
+	    (upper == 1 && s[0] >= 'A' && s[0] <= 'Z'))
+		return l == n ? PART_WORD : PART_WORDNUM;
+	if (l < n || l < 4 || s[0] < 'A' || s[0] > 'Z')
+		return PART_NONE;
+	/* CamelCase: runs of Capital+lower, or of two or more capitals */
+	for (size_t i = 0; i < l;) {
+		size_t j = i + 1;
+		if (j < l && s[j] >= 'a') {
+			while (j < l && s[j] >= 'a')
+				j++;
+		} else {
+			while (j < l && s[j] < 'a' &&
+			    !(j + 1 < l && s[j + 1] >= 'a'))
+				j++;
+			if (j - i < 2)
+				return PART_NONE;
+		}
+		i = j;
+	}
+	return PART_CAMEL;
+}
+
+/* A name made of words and numbers: BSD-3-Clause, GPL-3+-or-later,
+ * OpenLDAP-2.8, permissive-autoconf-m4.  Every part between -, ., + and ~
+ * has a kind (part_kind), there are at least two parts, and one of them
+ * is a word of three letters or more.  Random tokens almost never split
+ * that way. */
+static bool
+word_name(const uint8_t *s, size_t n)
+{
+	size_t parts = 0, i = 0;
+	bool word = false;
+
+	while (i < n) {
+		size_t j = i;
+		int k;
+
+		while (j < n && s[j] != '-' && s[j] != '.' && s[j] != '+' &&
+		    s[j] != '~')
+			j++;
+		if (j > i) {
+			k = part_kind(s + i, j - i);
+			if (k == PART_NONE)
+				return false;
+			if ((k == PART_WORD && j - i >= 3) || k == PART_CAMEL)
+				word = true;
+			parts++;
+		}
+		i = j + 1;
+	}
+	return parts >= 2 && word;
+}
+
 /* Base64 of a public PEM block: a certificate, a public key, a CRL or a
  * certificate request (kubeconfig's certificate-authority-data, a
  * secret's tls.crt).  "LS0tLS1CRUdJTi" is the base64 of "-----BEGIN". */
@@ -149,9 +249,12 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 	bool password = (r->flags & LEAK_RF_PASSWORD) != 0;
 
 	if (s[0] == '$' || s[0] == '%' || s[0] == '@' || s[0] == '/' ||
-	    s[0] == '~' || s[0] == '.' || s[0] == '#')
+	    s[0] == '~' || s[0] == '.' || s[0] == '#' || s[0] == ':' ||
+	    s[0] == '\\')
 		return false;
-	if (b64_public_pem(s, n))
+	if (b64_public_pem(s, n) || fingerprint_or_time(s, n))
+		return false;
+	if (!password && word_name(s, n))
 		return false;
 	if (is_hash(s, n))
 		return false;
@@ -193,8 +296,8 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 	if (n > 4 && memmem(s, n, "://", 3) != NULL)
 		return false;
 	/* An identifier: no digits or symbols, few capitals (getUserName,
-	 * useState, confirm_password:). */
-	bool identifier = digit == 0 && upper * 4 < n;
+	 * useState, xmlSecKeysMngrGetKey, confirm_password:). */
+	bool identifier = digit == 0 && upper * 3 < n;
 	for (size_t i = 0; i < n && identifier; i++)
 		if (!(s[i] == '_' || s[i] == ':' || s[i] == '.' ||
 			s[i] == '-' || (s[i] >= 'a' && s[i] <= 'z') ||

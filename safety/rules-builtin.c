@@ -1364,8 +1364,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .value_min = 12, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-api-key", "API key assigned in config or code",
 	    "key|auth|api_secret|apisecret|api-secret|pat|license",
-	    "(?i:(?<!sec-websocket-)(?<!add "
-	    ")(?:key|auth|(?<![a-z])pat(?![a-z])|"
+	    "(?i:(?<!sec-websocket-)(?<!add )(?<!pub)(?<!public)(?<!public_)"
+	    "(?<!public-)(?:key|auth|(?<![a-z])pat(?![a-z])|"
 	    "license|api[_.\\-]?secret)"
 	    "[A-Za-z0-9_.\\-]{0,20})"
 	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
