@@ -8,6 +8,7 @@
 #include <string.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -267,6 +268,76 @@ px_bev_enable(struct bufferevent *bev)
 						      : EV_READ | EV_WRITE);
 }
 
+/* Read from fd into in up to room bytes; false once the socket is empty,
+ * at its end, or failing (which the bufferevent's next read reports). */
+static bool
+read_into(struct evbuffer *in, evutil_socket_t fd, size_t room)
+{
+	struct evbuffer_iovec v[2];
+	struct iovec iov[2];
+	int nv = evbuffer_reserve_space(in, (ev_ssize_t)room, v, 2);
+	size_t want = 0, left;
+	ssize_t n;
+
+	if (nv <= 0)
+		return false;
+	/* the space reserved may be larger than asked for */
+	for (int i = 0; i < nv; i++) {
+		iov[i].iov_base = v[i].iov_base;
+		iov[i].iov_len =
+		    v[i].iov_len < room - want ? v[i].iov_len : room - want;
+		want += iov[i].iov_len;
+	}
+	do
+		n = readv(fd, iov, nv);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		evbuffer_commit_space(in, v, 0);
+		return false;
+	}
+	left = (size_t)n;
+	for (int i = 0; i < nv; i++) {
+		v[i].iov_len = iov[i].iov_len < left ? iov[i].iov_len : left;
+		left -= v[i].iov_len;
+	}
+	evbuffer_commit_space(in, v, nv);
+	return (size_t)n == want;
+}
+
+void
+px_read_more(struct bufferevent *bev)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+	evutil_socket_t fd = bufferevent_getfd(bev);
+	size_t have = evbuffer_get_length(in), lo = 0, hi = 0, room;
+
+	if (fd < 0 || have < PX_READ_MORE_AFTER ||
+	    !(bufferevent_get_enabled(bev) & EV_READ))
+		return;
+	bufferevent_getwatermark(bev, EV_READ, &lo, &hi);
+	room = PX_READ_MORE_MAX;
+	if (hi != 0)
+		room = hi > have ? hi - have : 0;
+	if (room > PX_READ_MORE_MAX)
+		room = PX_READ_MORE_MAX;
+	if (room == 0)
+		return;
+	/* the bufferevent keeps its input's end frozen outside its own
+	 * reads */
+	evbuffer_unfreeze(in, 0);
+	while (room > 0) {
+		size_t before = evbuffer_get_length(in);
+		bool more = read_into(in, fd,
+		    room < PX_READ_MORE_STEP ? room : PX_READ_MORE_STEP);
+		size_t got = evbuffer_get_length(in) - before;
+
+		room -= got < room ? got : room;
+		if (!more)
+			break;
+	}
+	evbuffer_freeze(in, 0);
+}
+
 void
 px_conn_arm(struct px_conn *c, unsigned ms)
 {
@@ -500,6 +571,7 @@ cli_readcb(struct bufferevent *bev, void *arg)
 		px_tunnel_readcb(bev, c);
 		break;
 	case PX_ST_FORWARD:
+		px_read_more(bev);
 		px_fwd_client_read(c);
 		break;
 	case PX_ST_DRAINING:

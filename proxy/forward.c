@@ -855,6 +855,7 @@ px_fwd_upstream_readcb(struct bufferevent *bev, void *arg)
 	struct evbuffer *in = bufferevent_get_input(bev);
 
 	c->last_activity_ns = px_now_ns();
+	px_read_more(bev);
 	/* what an aborted answer left unsent is not this one's */
 	evbuffer_drain(c->px->scratch, evbuffer_get_length(c->px->scratch));
 	while (!f->resp_head_done) {

@@ -1746,6 +1746,7 @@ inf_cli_readcb(struct bufferevent *bev, void *arg)
 	struct px_conn *c = arg;
 
 	if (c->inf->phase == INF_BODY) {
+		px_read_more(bev);
 		inf_read_body(c);
 		return;
 	}

@@ -206,6 +206,18 @@ void px_conn_reply_raw(struct px_conn *c, int status, const char *extra,
  * before it (one writev, no writable-event round trip through epoll);
  * what the socket does not take is queued on bev.  src is left empty. */
 void px_send_now(struct bufferevent *bev, struct evbuffer *src);
+/* libevent 2.1 reads a socket at most 4 KiB at a time (after asking
+ * FIONREAD), one turn of the event loop each.  Called by a read callback:
+ * when at least PX_READ_MORE_AFTER bytes wait in bev's input, read on
+ * from its (plain) socket up to the read high watermark, at most
+ * PX_READ_MORE_MAX, in reads of PX_READ_MORE_STEP, until the socket is
+ * empty.  End of stream and errors
+ * are left for the bufferevent's next read to report.  Never on a TLS
+ * bufferevent. */
+#define PX_READ_MORE_AFTER 4096
+#define PX_READ_MORE_MAX   (256 * 1024)
+#define PX_READ_MORE_STEP  (64 * 1024) /* per read: malloc reuses chains */
+void px_read_more(struct bufferevent *bev);
 /* Enable reading on bev, and writing unless it is enabled already
  * (enabling it again would ask epoll for a writable event with nothing
  * to write). */

@@ -3,7 +3,8 @@ proxy_unit_tests = \
 	tests/unit/t-proxy-http1 \
 	tests/unit/t-proxy-host \
 	tests/unit/t-proxy-hello \
-	tests/unit/t-proxy-core
+	tests/unit/t-proxy-core \
+	tests/unit/t-proxy-readmore
 check_PROGRAMS += $(proxy_unit_tests)
 TESTS += $(proxy_unit_tests)
 
