@@ -40,6 +40,7 @@ struct comp {
 	 * that a hostile nesting of calls ends with an error, not a hang. */
 	unsigned long order_work;
 	bool order_exhausted, order_reported;
+	bool query; /* compiling a query: the policy is not to change */
 };
 
 #define ORDER_WORK_MAX 4000000ul
@@ -1139,6 +1140,25 @@ report_undeclared(struct cc *cc, struct ast_term *t)
 }
 
 /* ---- lowering ---- */
+/* The memo index (plus one) of input key k, 0 for none: a policy's rules
+ * number their keys; a query uses those numbers and adds none. */
+static uint32_t
+input_key(struct comp *C, struct axv *k)
+{
+	struct axp_policy *p = C->pol;
+	uint32_t i;
+
+	for (i = 0; i < p->ninkeys; i++)
+		if (axv_equal(p->inkeys[i], k))
+			return i + 1;
+	if (C->query || p->ninkeys == AXP_MAX_INKEYS)
+		return 0;
+	p->inkeys =
+	    axg_reallocarray(p->inkeys, p->ninkeys + 1, sizeof(*p->inkeys));
+	p->inkeys[p->ninkeys++] = k;
+	return p->ninkeys;
+}
+
 static struct stmt *
 emit(struct sbuf *sb, enum ir_opcode op, const struct ast_loc *loc)
 {
@@ -1459,8 +1479,10 @@ lower_ref(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 		}
 		s = emit(sb, IR_INPUT, &t->loc);
 		s->out = temp(cc);
-		if (skip)
+		if (skip) {
 			s->a = k;
+			s->ikey = input_key(cc->C, k.val);
+		}
 		if (skip && !sb->no_cse) {
 			if (sb->ncse == sb->capcse) {
 				sb->capcse = sb->capcse ? sb->capcse * 2 : 8;
@@ -3305,6 +3327,7 @@ axp_policy_free_int(struct axp_policy *p)
 		free(p->groups[i]->deps);
 	}
 	free(p->groups);
+	free(p->inkeys);
 	if (p->root)
 		free_tree(p->root);
 	axv_unref(p->data);
@@ -3374,6 +3397,7 @@ axp_compile_query(struct axp_policy *pol, struct ast_body *body,
 	C.pol = pol;
 	C.A = arena;
 	C.ds = ds;
+	C.query = true;
 	cc_init(&cc, &C, NULL, &sc);
 	collect_body(&cc, body);
 	/* the user's variables, in order of declaration */

@@ -49,6 +49,8 @@ struct ev {
 	const struct axp_policy *pol;
 	const struct axp_query *q;
 	struct axv *input;
+	struct axv *input0;  /* the evaluation's own input */
+	struct axv **inmemo; /* input0[key] by input key: see in_key() */
 	struct axv **slots;
 	size_t fp, top, cap;
 	size_t *trail;
@@ -1555,6 +1557,29 @@ op_dot(struct ev *ev, const struct stmt *s)
 	return 1;
 }
 
+/* input[key] for an INPUT statement with a constant key, borrowed; NULL if
+ * undefined.  The evaluation's own input does not change, so each of the
+ * policy's input keys is looked up once per evaluation, whichever rules
+ * read it; an input replaced by a with-modifier is looked up each time. */
+static char in_undef; /* a memo entry: looked up, undefined */
+
+static inline struct axv *
+in_key(struct ev *ev, const struct stmt *s)
+{
+	struct axv **m, *v;
+
+	if (s->ikey == 0 || ev->input != ev->input0)
+		return lookup(ev->input, s->a.val);
+	m = &ev->inmemo[s->ikey - 1];
+	if (*m == (struct axv *)&in_undef)
+		return NULL;
+	if (*m != NULL)
+		return *m;
+	v = lookup(ev->input, s->a.val);
+	*m = v != NULL ? v : (struct axv *)&in_undef;
+	return v;
+}
+
 /* Run block b from statement i on, backtracking.  The statements with at
  * most one solution run in this loop, their bindings undone once at the
  * end; those with several (scans, every, with) run the rest of the block
@@ -1596,7 +1621,7 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 				lend(ev, s->out, ev->input);
 				continue;
 			}
-			if ((v = lookup(ev->input, s->a.val)) == NULL)
+			if ((v = in_key(ev, s)) == NULL)
 				goto out;
 			lend(ev, s->out, v);
 			continue;
@@ -1731,6 +1756,7 @@ struct evmem {
 	size_t ncache;
 	uint32_t *touched;
 	size_t captouched;
+	struct axv *inmemo[AXP_MAX_INKEYS];
 };
 
 static pthread_key_t evmem_key;
@@ -1801,7 +1827,9 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	ev.msg[0] = '\0';
 	ev.pol = q->pol;
 	ev.q = q;
-	ev.input = input ? axv_ref(input) : NULL;
+	ev.input = ev.input0 = input ? axv_ref(input) : NULL;
+	ev.inmemo = m->inmemo;
+	memset(m->inmemo, 0, q->pol->ninkeys * sizeof(*m->inmemo));
 	while (need < q->nslots + q->pol->max_slots + 64)
 		need *= 2;
 	if (m->cap < need) {

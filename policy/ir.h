@@ -97,6 +97,8 @@ struct stmt {
 	const struct jidx *idx; /* ISCAN: the join index */
 	uint32_t nalts;
 	struct with_target *wt; /* WITH_PUSH: nargs targets, args values */
+	uint32_t ikey; /* INPUT with a constant key: 1 + its index in the
+			  policy's input keys (the per-evaluation memo), or 0 */
 };
 
 enum rg_kind { RG_COMPLETE, RG_SET, RG_OBJECT, RG_FUNC };

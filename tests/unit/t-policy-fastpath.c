@@ -714,6 +714,73 @@ test_memory(void)
 	ok(1, "a value freed by another thread");
 }
 
+/* The policy compiled from module (NULL on errors); *cp: the compiler, to
+ * free after it. */
+static struct axp_policy *
+compile_mod(const char *module, struct axp_compiler **cp)
+{
+	*cp = axp_compiler_new();
+	axp_compiler_add_module(*cp, "t.rego", module, strlen(module));
+	return axp_compiler_compile(*cp);
+}
+
+/* The group named name in p, or NULL. */
+static const struct rgroup *
+find_group(const struct axp_policy *p, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; p != NULL && i < p->ngroups; i++)
+		if (strcmp(p->groups[i]->name, name) == 0)
+			return p->groups[i];
+	return NULL;
+}
+
+/* input.key is looked up once per evaluation, whichever rules read it;
+ * an input a with-modifier replaces is read as it is. */
+static void
+test_input_memo(void)
+{
+	static const char m[] = "package t\n"
+				"a := input.x\n"
+				"b := input.x\n"
+				"w := y if {\n"
+				"y := b with input.x as 5\n}\n"
+				"u if not input.x\n"
+				"v if {\nu with input as {\"y\": 2}\n}\n"
+				"z := y if {\n"
+				"y := input.x with input.x as 4\n}\n"
+				"r := [a, w, b, input.x, v, z, input.x]\n";
+	struct axp_compiler *c;
+	struct axp_policy *p = compile_mod(m, &c);
+	const struct rgroup *ga, *gb;
+	char *got;
+
+	ga = find_group(p, "data.t.a");
+	gb = find_group(p, "data.t.b");
+	ok(p != NULL && p->ninkeys == 1 && ga != NULL && gb != NULL &&
+		ga->defs[0]->body->s[0].ikey == 1 &&
+		gb->defs[0]->body->s[0].ikey == 1,
+	    "rules reading input.x share one memo entry");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	got = eval_query(m, "x = data.t.r", "{\"x\": 1}", false);
+	is_str(got, "[{\"x\":[1,5,1,1,true,4,1]}]",
+	    "input.x memoized, and read afresh under with input");
+	free(got);
+	got = eval_query(m, "x = data.t.r", "{\"y\": 1}", false);
+	is_str(got, "[]", "an undefined input.x is memoized as undefined");
+	free(got);
+	got = eval_query(m, "x = [data.t.u, data.t.z]", "{\"y\": 1}", false);
+	is_str(got, "[{\"x\":[true,4]}]",
+	    "and defined under a with-modifier all the same");
+	free(got);
+	got = eval_query(m, "x = data.t.a with input.x as 9", "{\"x\": 1}",
+	    false);
+	is_str(got, "[{\"x\":9}]", "a query's with input reaches the rules");
+	free(got);
+}
+
 int
 main(void)
 {
@@ -721,6 +788,7 @@ main(void)
 	test_object_get();
 	test_object_hash();
 	test_compiled_fastpaths();
+	test_input_memo();
 	test_lending();
 	test_small_ints();
 	test_memory();
