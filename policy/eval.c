@@ -64,6 +64,7 @@ struct ev {
 	size_t nw;
 	struct collector *col;
 	uint64_t steps, max_steps;
+	uint64_t next_check; /* the step at which limits are checked next */
 	int64_t mem_base, max_mem; /* axv_mem_live() at the start, the limit */
 	bool strict;
 	int64_t now_ns;
@@ -1557,6 +1558,24 @@ op_dot(struct ev *ev, const struct stmt *s)
 	return 1;
 }
 
+/* The step and memory limits, checked every 256 steps (and at the step
+ * limit itself): -1 when one is exceeded. */
+__attribute__((noinline)) static int
+check_limits(struct ev *ev, const struct ast_loc *loc)
+{
+	if (ev->steps > ev->max_steps)
+		return ev_error(ev, loc, AXP_ERR_EVAL_LIMIT,
+		    "evaluation step limit exceeded");
+	if (axv_mem_live() - ev->mem_base > ev->max_mem)
+		return ev_error(ev, loc, AXP_ERR_EVAL_LIMIT,
+		    "evaluation memory limit exceeded (%lld MiB)",
+		    (long long)(ev->max_mem >> 20));
+	ev->next_check = ev->steps + 256;
+	if (ev->next_check > ev->max_steps + 1)
+		ev->next_check = ev->max_steps + 1;
+	return 0;
+}
+
 /* input[key] for an INPUT statement with a constant key, borrowed; NULL if
  * undefined.  The evaluation's own input does not change, so each of the
  * policy's input keys is looked up once per evaluation, whichever rules
@@ -1594,18 +1613,9 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 	int rc = 0, r;
 
 	for (;; i++) {
-		if (++ev->steps > ev->max_steps) {
-			rc = ev_error(ev, i < b->n ? &b->s[i].loc : NULL,
-			    AXP_ERR_EVAL_LIMIT,
-			    "evaluation step limit exceeded");
-			break;
-		}
-		if ((ev->steps & 255) == 0 &&
-		    axv_mem_live() - ev->mem_base > ev->max_mem) {
-			rc = ev_error(ev, i < b->n ? &b->s[i].loc : NULL,
-			    AXP_ERR_EVAL_LIMIT,
-			    "evaluation memory limit exceeded (%lld MiB)",
-			    (long long)(ev->max_mem >> 20));
+		if (++ev->steps >= ev->next_check &&
+		    check_limits(ev, i < b->n ? &b->s[i].loc : NULL) < 0) {
+			rc = -1;
 			break;
 		}
 		if (i == b->n) {
@@ -1851,6 +1861,7 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	ev.touched = m->touched;
 	ev.captouched = m->captouched;
 	ev.max_steps = opts && opts->max_steps ? opts->max_steps : 10000000;
+	ev.next_check = ev.max_steps < 256 ? ev.max_steps + 1 : 256;
 	ev.max_mem = opts && opts->max_mem && opts->max_mem < INT64_MAX
 	    ? (int64_t)opts->max_mem
 	    : (int64_t)256 << 20;
