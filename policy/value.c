@@ -251,6 +251,7 @@ axv_string_new(size_t n, char **buf)
 	v->h.refs = 1;
 	v->h.kind = AXV_STRING;
 	v->h.sub = 0;
+	v->hash = 0;
 	v->len = n;
 	v->s[n] = '\0';
 	*buf = v->s;
@@ -564,6 +565,22 @@ str_hash(const char *s, size_t n)
 	return (uint32_t)(h ^ (h >> 29));
 }
 
+/* The hash of a string value, computed once: a key looked up in several
+ * large objects, or several times, is hashed only the first time.  (The
+ * value may be shared between threads: they all store the same number.) */
+static uint32_t
+str_hash_of(const struct axv *v)
+{
+	struct axv_str *x = (struct axv_str *)v;
+	uint32_t h = __atomic_load_n(&x->hash, __ATOMIC_RELAXED);
+
+	if (h == 0) {
+		h = str_hash(x->s, x->len) | 1;
+		__atomic_store_n(&x->hash, h, __ATOMIC_RELAXED);
+	}
+	return h;
+}
+
 static const uint32_t *
 obj_hash(const struct axv_obj *o)
 {
@@ -580,11 +597,10 @@ obj_hash(const struct axv_obj *o)
 	t = axg_calloc(m + 1, sizeof(*t));
 	t[0] = (uint32_t)(m - 1);
 	for (i = 0; i < o->len; i++) {
-		const struct axv_str *x = AXV_STR(o->k[i]);
 		uint32_t j;
 		if (o->k[i]->kind != AXV_STRING)
 			continue;
-		j = str_hash(x->s, x->len) & t[0];
+		j = str_hash_of(o->k[i]) & t[0];
 		while (t[1 + j] != 0)
 			j = (j + 1) & t[0];
 		t[1 + j] = (uint32_t)i + 1;
@@ -598,16 +614,19 @@ obj_hash(const struct axv_obj *o)
 	return t;
 }
 
-/* Index of the string key (s, n) in o, or -1. */
+/* Index of the string key (s, n) in o, or -1.  key: the string value
+ * holding (s, n), whose hash is kept, or NULL. */
 static ptrdiff_t
-obj_find_str(const struct axv_obj *o, const char *s, size_t n)
+obj_find_str(const struct axv_obj *o, const char *s, size_t n,
+    const struct axv *key)
 {
 	const uint32_t *t;
 	uint32_t j;
 
 	if (o->len < OBJ_HASH_MIN || (t = obj_hash(o)) == NULL)
 		return find_str_key(o->k, o->len, s, n);
-	for (j = str_hash(s, n) & t[0]; t[1 + j] != 0; j = (j + 1) & t[0]) {
+	j = key != NULL ? str_hash_of(key) : str_hash(s, n) | 1;
+	for (j &= t[0]; t[1 + j] != 0; j = (j + 1) & t[0]) {
 		const struct axv_str *x = AXV_STR(o->k[t[1 + j] - 1]);
 		if (x->len == n && (n == 0 || memcmp(x->s, s, n) == 0))
 			return (ptrdiff_t)t[1 + j] - 1;
@@ -622,7 +641,7 @@ axv_object_get(const struct axv *obj, const struct axv *key)
 	ptrdiff_t r;
 
 	if (key->kind == AXV_STRING)
-		r = obj_find_str(o, AXV_STR(key)->s, AXV_STR(key)->len);
+		r = obj_find_str(o, AXV_STR(key)->s, AXV_STR(key)->len, key);
 	else
 		r = axv_bsearch(o->k, o->len, key);
 	return r >= 0 ? o->v[r] : NULL;
@@ -632,7 +651,7 @@ struct axv *
 axv_object_gets(const struct axv *obj, const char *key)
 {
 	const struct axv_obj *o = AXV_OBJ(obj);
-	ptrdiff_t i = obj_find_str(o, key, strlen(key));
+	ptrdiff_t i = obj_find_str(o, key, strlen(key), NULL);
 
 	return i >= 0 ? o->v[i] : NULL;
 }

@@ -338,6 +338,15 @@ test_object_hash(void)
 	is_int(bad, 0,
 	    "a large object's lookups agree with the general "
 	    "search across insertions");
+	/* a string key keeps its hash: the same value looked up again, or
+	 * in another large object, is not hashed again */
+	k = axv_cstr("key-42");
+	ok(AXV_STR(k)->hash == 0, "a new string has no hash yet");
+	ok(axv_object_get(o, k) != NULL && AXV_STR(k)->hash != 0,
+	    "a lookup in a large object keeps the key's hash");
+	ok(axv_object_get(o, k) == slow_get(o, k),
+	    "and finds the key again with it");
+	axv_unref(k);
 	axv_unref(o);
 }
 
