@@ -1660,6 +1660,165 @@ fuse_concat_slice(struct cc *cc, const struct ast_term *t,
 	return true;
 }
 
+/*
+ * split(x, sep) whose pieces are only counted and joined back with the same
+ * sep (count(p), concat(sep, array.slice(p, i, j))): the parent domains of
+ * a host name are computed this way.  Such a join is a part of x, so the
+ * pieces need not be made: the split becomes internal.split_check (x, with
+ * split's operand checks), the count internal.split_count and the join
+ * internal.split_join, which walk the separators of x.  Only in a rule body
+ * without with-modifiers (the evaluator makes the real calls wherever one
+ * could replace a builtin, and needs that to hold for the whole body).
+ */
+static bool
+opd_uses(const struct opd *o, uint32_t slot)
+{
+	uint32_t i, n;
+
+	switch (o->kind) {
+	case OPD_LOCAL:
+		return o->slot == slot;
+	case OPD_ARRAY:
+	case OPD_SET:
+	case OPD_OBJECT:
+		n = o->kind == OPD_OBJECT ? 2 * o->n : o->n;
+		for (i = 0; i < n; i++)
+			if (opd_uses(&o->items[i], slot))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+static bool
+is_call_to(const struct stmt *s, const char *name, uint32_t nargs)
+{
+	return s->op == IR_CALL && s->bi != NULL && s->nargs == nargs &&
+	    strcmp(s->bi->name, name) == 0;
+}
+
+/* s is count(slot) or concat_slice(sep, slot, i, j) reading slot nowhere
+ * else. */
+static bool
+is_piece_use(const struct stmt *s, uint32_t slot, const struct axv *sep)
+{
+	if (is_call_to(s, "count", 1))
+		return s->args[0].kind == OPD_LOCAL &&
+		    s->args[0].slot == slot && !opd_uses(&s->c, slot);
+	if (is_call_to(s, "internal.concat_slice", 4))
+		return s->args[0].kind == OPD_CONST &&
+		    axv_equal(s->args[0].val, sep) &&
+		    s->args[1].kind == OPD_LOCAL && s->args[1].slot == slot &&
+		    !opd_uses(&s->args[2], slot) &&
+		    !opd_uses(&s->args[3], slot) && !opd_uses(&s->c, slot);
+	return false;
+}
+
+static bool
+writes_out(const struct stmt *s)
+{
+	switch ((enum ir_opcode)s->op) {
+	case IR_INPUT:
+	case IR_BASEDATA:
+	case IR_DATA:
+	case IR_RULE:
+	case IR_DOT:
+	case IR_COMPR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether block b (and those in it) has no with-modifier and reads slot
+ * only as is_piece_use() allows; def is the split itself. */
+static bool
+pieces_only(const struct block *b, uint32_t slot, const struct axv *sep,
+    const struct stmt *def)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < b->n; i++) {
+		const struct stmt *s = &b->s[i];
+		if (s->op == IR_WITH_PUSH || s->op == IR_WITH_POP)
+			return false;
+		if (s == def || is_piece_use(s, slot, sep))
+			continue;
+		if ((writes_out(s) && s->out == slot) ||
+		    opd_uses(&s->a, slot) || opd_uses(&s->b, slot) ||
+		    opd_uses(&s->c, slot))
+			return false;
+		for (j = 0; j < s->nargs; j++)
+			if (opd_uses(&s->args[j], slot))
+				return false;
+		if (s->blk != NULL && !pieces_only(s->blk, slot, sep, def))
+			return false;
+		for (j = 0; j < s->nalts; j++)
+			if (!pieces_only(s->alts[j], slot, sep, def))
+				return false;
+	}
+	if (opd_uses(&b->key, slot) || opd_uses(&b->val, slot))
+		return false;
+	for (j = 0; j < b->ndpath; j++)
+		if (opd_uses(&b->dpath[j], slot))
+			return false;
+	return true;
+}
+
+static void
+rewrite_piece_uses(struct comp *C, struct block *b, uint32_t slot,
+    const struct axv *sep, const struct opd *sepopd)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < b->n; i++) {
+		struct stmt *s = &b->s[i];
+		if (is_piece_use(s, slot, sep) && s->nargs == 1) {
+			struct opd *a2 = ast_alloc(C->A, 2 * sizeof(*a2));
+			a2[0] = s->args[0];
+			a2[1] = *sepopd;
+			s->args = a2;
+			s->nargs = 2;
+			s->bi = axp_builtin_lookup("internal.split_count", 20);
+		} else if (is_piece_use(s, slot, sep)) {
+			s->bi = axp_builtin_lookup("internal.split_join", 19);
+		}
+		if (s->blk != NULL)
+			rewrite_piece_uses(C, s->blk, slot, sep, sepopd);
+		for (j = 0; j < s->nalts; j++)
+			rewrite_piece_uses(C, s->alts[j], slot, sep, sepopd);
+	}
+}
+
+/* Fuse the splits in b, a block of body (the whole rule body, whose
+ * arguments are args). */
+static void
+fuse_split(struct comp *C, struct block *body, struct block *b,
+    const struct opd *args, uint32_t nargs)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < b->n; i++) {
+		struct stmt *s = &b->s[i];
+		bool ok = is_call_to(s, "split", 2) &&
+		    s->args[1].kind == OPD_CONST &&
+		    axv_kind(s->args[1].val) == AXV_STRING &&
+		    s->c.kind == OPD_LOCAL && !opd_uses(&s->args[0], s->c.slot);
+		for (j = 0; ok && j < nargs; j++)
+			ok = !opd_uses(&args[j], s->c.slot);
+		if (ok && pieces_only(body, s->c.slot, s->args[1].val, s)) {
+			rewrite_piece_uses(C, body, s->c.slot, s->args[1].val,
+			    &s->args[1]);
+			s->bi = axp_builtin_lookup("internal.split_check", 20);
+		}
+		if (s->blk != NULL)
+			fuse_split(C, body, s->blk, args, nargs);
+		for (j = 0; j < s->nalts; j++)
+			fuse_split(C, body, s->alts[j], args, nargs);
+	}
+}
+
 /* print(a, b, ...) as internal.print([{x | x = a}, {x | x = b}, ...]):
  * each operand's values in a set of its own, empty where undefined. */
 static struct opd
@@ -2058,14 +2217,9 @@ fuse_unify(struct cc *cc, struct sbuf *sb, struct stmt *last,
 		last->c = *pat;
 		mark_bound_opd(cc, pat);
 		return true;
-	case IR_INPUT:
-	case IR_BASEDATA:
-	case IR_DATA:
-	case IR_RULE:
-	case IR_DOT:
-	case IR_COMPR:
-		if (last->out != val->slot || pat->kind != OPD_LOCAL ||
-		    cc->bound[pat->slot])
+	default:
+		if (!writes_out(last) || last->out != val->slot ||
+		    pat->kind != OPD_LOCAL || cc->bound[pat->slot])
 			return false;
 		last->out = pat->slot;
 		cc->bound[pat->slot] = true;
@@ -2073,8 +2227,6 @@ fuse_unify(struct cc *cc, struct sbuf *sb, struct stmt *last,
 			if (sb->cse[j].slot == val->slot)
 				sb->cse[j].slot = pat->slot;
 		return true;
-	default:
-		return false;
 	}
 }
 
@@ -3204,6 +3356,7 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 		b->dpath = dp;
 		b->ndpath = (uint32_t)ndyn;
 	}
+	fuse_split(C, b, b, d->args, d->nargs);
 	d->body = b;
 	d->nslots = cc.nslots;
 	if (cc.nslots > C->pol->max_slots)

@@ -1323,13 +1323,35 @@ call_split(struct ev *ev, const struct stmt *s, struct axv *const *args,
 	return rc;
 }
 
+/* The builtins the compiler fused (internal.concat_slice, the
+ * internal.split_* of fuse_split) as the calls they stand for, so that a
+ * with replacing one of those takes effect: 0 or -1 as call_any, 1 when
+ * s calls none of them. */
+static int
+call_unfused(struct ev *ev, const struct stmt *s, struct axv *const *args,
+    struct axv **out)
+{
+	const char *n = s->bi->name;
+
+	if (strcmp(n, "internal.concat_slice") == 0 ||
+	    strcmp(n, "internal.split_join") == 0)
+		return call_split(ev, s, args, out);
+	if (strcmp(n, "internal.split_check") == 0)
+		return call_any(ev, NULL, axp_builtin_lookup("split", 5), args,
+		    2, &s->loc, out);
+	if (strcmp(n, "internal.split_count") == 0)
+		return call_any(ev, NULL, axp_builtin_lookup("count", 5), args,
+		    1, &s->loc, out);
+	return 1;
+}
+
 static int
 call_stmt(struct ev *ev, const struct stmt *s)
 {
 	struct axv *argv[16], **args = argv, *out = NULL;
 	uint32_t j, lentarr = 0; /* bit j: args[j] is from lend_array */
 	bool owned = false;	 /* some args[j] is to be released */
-	int rc = 0;
+	int rc = 0, r;
 
 	if (s->nargs > 16)
 		args = axg_calloc(s->nargs, sizeof(*args));
@@ -1351,8 +1373,9 @@ call_stmt(struct ev *ev, const struct stmt *s)
 		}
 	}
 	if (ev->nov > 0 && s->bi != NULL &&
-	    strcmp(s->bi->name, "internal.concat_slice") == 0) {
-		if (call_split(ev, s, args, &out) < 0) {
+	    strncmp(s->bi->name, "internal.", 9) == 0 &&
+	    (r = call_unfused(ev, s, args, &out)) <= 0) {
+		if (r < 0) {
 			rc = -1;
 			goto out;
 		}

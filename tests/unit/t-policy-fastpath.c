@@ -790,6 +790,150 @@ test_input_memo(void)
 	free(got);
 }
 
+/* split(s, sep) read only by count and concat(sep, array.slice(...)):
+ * the pieces are not made, and every answer (values, errors, with-
+ * modifiers replacing any of the builtins) is the general path's. */
+static void
+same_split(const char *what, const char *fast, const char *general,
+    const char *const *inputs, size_t n, bool some_defined)
+{
+	int bad = 0, defined = 0, strict;
+	size_t i;
+
+	for (strict = 0; strict < 2; strict++)
+		for (i = 0; i < n; i++) {
+			char *a =
+			    eval_query(fast, "x = data.t.r", inputs[i], strict);
+			char *b = eval_query(general, "x = data.t.r", inputs[i],
+			    strict);
+			if (strcmp(a, b) != 0) {
+				bad++;
+				tap_diag("%s, input %s%s: %s vs %s", what,
+				    inputs[i], strict ? " (strict)" : "", a, b);
+			}
+			defined +=
+			    strcmp(a, "[]") != 0 && strncmp(a, "error", 5) != 0;
+			free(a);
+			free(b);
+		}
+	is_int(bad, 0, "%s: same answers as the general path", what);
+	if (some_defined)
+		ok(defined > 0, "%s: defined for some input", what);
+}
+
+/* tmpl with its @ replaced by use. */
+static char *
+with_use(const char *tmpl, const char *use)
+{
+	struct axg_buf b = AXG_BUF_INIT;
+
+	for (; *tmpl != '\0'; tmpl++)
+		if (*tmpl == '@')
+			axg_buf_puts(&b, use);
+		else
+			axg_buf_putc(&b, *tmpl);
+	return axg_buf_steal(&b, NULL);
+}
+
+static void
+test_split_fusion(void)
+{
+	static const char *const inputs[] = { "{\"h\": \"a.b.c\"}",
+		"{\"h\": \"\"}", "{\"h\": \".\"}", "{\"h\": \"a..b.\"}",
+		"{\"h\": \"us-east.api.anthropic.com\"}",
+		"{\"h\": \"h\u00e9.w\u20acr.ld\"}", "{\"h\": \"xabyababz\"}",
+		"{\"h\": \"aaaa\"}", "{\"h\": 7}",
+		"{\"h\": \"abcdefghij.klmnopqrstuv.w\"}", "{}" };
+	static const char *const seps[] = { ".", "", "ab", "aa" };
+	/* the separator, a use of parts that stops the fusion (or none),
+	 * the separator */
+	static const char body[] =
+	    "package t\n"
+	    "r := [s | parts := split(input.h, \"%s\")%s\n"
+	    "n := count(parts)\n"
+	    "some i in numbers.range(-1, n + 1)\n"
+	    "some j in numbers.range(-1, n + 1)\n"
+	    "s := concat(\"%s\", array.slice(parts, i, j))]\n";
+	/* @: a use of parts that stops the fusion, or none */
+	static const char *const tails[] = {
+		/* a non-integer index: array.slice's error */
+		"r := s if {\nparts := split(input.h, \".\")@\n"
+		"s := concat(\".\", array.slice(parts, 1.5, "
+		"count(parts)))\n}\n",
+		/* with-modifiers replacing each builtin, from the caller */
+		"q := [s | parts := split(input.h, \".\")@\n"
+		"some i in numbers.range(0, count(parts))\n"
+		"s := concat(\".\", array.slice(parts, i, count(parts)))]\n"
+		"f(a, b) := [\"x\", \"y\", \"z\"]\n"
+		"g(a) := 2\n"
+		"h(a, b) := \"joined\"\n"
+		"k(a, b, c) := [\"k\"]\n"
+		"r := [q, q1, q2, q3, q4]\n"
+		"q1 := q with split as f\n"
+		"q2 := q with count as g\n"
+		"q3 := q with concat as h\n"
+		"q4 := q with array.slice as k\n",
+	};
+	size_t i, n = AXG_ARRAY_LEN(inputs);
+
+	for (i = 0; i < AXG_ARRAY_LEN(seps); i++) {
+		char *f = axg_asprintf(body, seps[i], "", seps[i]);
+		char *g =
+		    axg_asprintf(body, seps[i], "\nis_array(parts)", seps[i]);
+		char *what =
+		    axg_asprintf("split by \"%s\", joined back", seps[i]);
+		same_split(what, f, g, inputs, n, true);
+		free(f);
+		free(g);
+		free(what);
+	}
+	for (i = 0; i < AXG_ARRAY_LEN(tails); i++) {
+		char *f0 = with_use(tails[i], "");
+		char *g0 = with_use(tails[i], "\nis_array(parts)");
+		char *f = axg_asprintf("package t\n%s", f0);
+		char *g = axg_asprintf("package t\n%s", g0);
+		same_split(i == 0 ? "split, a bad slice index"
+				  : "split under with-modifiers",
+		    f, g, inputs, n, i > 0);
+		free(f0);
+		free(g0);
+		free(f);
+		free(g);
+	}
+	/* the compiled form: no split left, and none where parts is read
+	 * otherwise (or the separators differ) */
+	{
+		static const char m[] =
+		    "package t\n"
+		    "r := [s | parts := split(input.h, \".\")\n"
+		    "some i in numbers.range(1, count(parts))\n"
+		    "s := concat(\".\", array.slice(parts, i, count(parts)))]\n"
+		    "p := [s | parts := split(input.h, \".\")\n"
+		    "some i in numbers.range(1, count(parts))\n"
+		    "s := concat(\"-\", array.slice(parts, i, "
+		    "count(parts)))]\n";
+		struct axp_compiler *c;
+		struct axp_policy *p = compile_mod(m, &c);
+		const struct rgroup *gr, *gp;
+		const struct block *br = NULL, *bp = NULL;
+
+		gr = find_group(p, "data.t.r");
+		gp = find_group(p, "data.t.p");
+		if (gr != NULL && gr->defs[0]->body->s[0].op == IR_COMPR)
+			br = gr->defs[0]->body->s[0].blk;
+		if (gp != NULL && gp->defs[0]->body->s[0].op == IR_COMPR)
+			bp = gp->defs[0]->body->s[0].blk;
+		ok(br != NULL && br->n > 1 && br->s[1].bi != NULL &&
+			strcmp(br->s[1].bi->name, "internal.split_check") == 0,
+		    "split joined back with its own separator: fused");
+		ok(bp != NULL && bp->n > 1 && bp->s[1].bi != NULL &&
+			strcmp(bp->s[1].bi->name, "split") == 0,
+		    "joined with another separator: not fused");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+}
+
 int
 main(void)
 {
@@ -798,6 +942,7 @@ main(void)
 	test_object_hash();
 	test_compiled_fastpaths();
 	test_input_memo();
+	test_split_fusion();
 	test_lending();
 	test_small_ints();
 	test_memory();
