@@ -98,6 +98,27 @@ test_sprintf(void)
 	sprintf_is("sprintf"
 		   "(\"100%% %d%%\", [-7])",
 	    "\"100% -7%\"");
+	/* literal text copied in runs: alone, between and after verbs, and
+	 * past the one-pass path's buffer (the general path then) */
+	sprintf_is("sprintf"
+		   "(\"no verbs at all\", [])",
+	    "\"no verbs at all\"");
+	sprintf_is("sprintf"
+		   "(\"port %d of %s is not allowed (policy %s)\", "
+		   "[22, \"a.example\", \"p\"])",
+	    "\"port 22 of a.example is not allowed (policy p)\"");
+	{
+		char lit[601], *e, *w;
+		memset(lit, 'x', 600);
+		lit[600] = '\0';
+		e = axg_asprintf("sprintf"
+				 "(\"%%s-%s\", [\"a\"])",
+		    lit);
+		w = axg_asprintf("\"a-%s\"", lit);
+		sprintf_is(e, w);
+		free(e);
+		free(w);
+	}
 	sprintf_is("sprintf"
 		   "(\"%d %v\", [9223372036854775807, "
 		   "-9223372036854775808])",
