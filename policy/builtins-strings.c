@@ -538,36 +538,65 @@ bi_split(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
  * real calls where a with-modifier could replace a builtin).
  */
 
-/* The position of the next separator of s at or after from, or n.  (A
- * host name is short: a loop over its bytes beats a call of memchr.) */
-static inline size_t
+/* The position of the next separator of s at or after from, or n. */
+static size_t
 next_sep(const char *s, size_t n, const char *sep, size_t sn, size_t from)
 {
 	const char *p;
 
-	if (sn == 1) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/* eight bytes at a time: the lowest byte of w equal to the
-		 * separator is the lowest flagged in z */
-		const uint64_t ones = 0x0101010101010101ull,
-			       c = ones * (unsigned char)sep[0];
-		for (; from + 8 <= n; from += 8) {
-			uint64_t w, z;
-			memcpy(&w, s + from, 8);
-			w ^= c;
-			z = (w - ones) & ~w & (ones << 7);
-			if (z != 0)
-				return from + (size_t)(__builtin_ctzll(z) >> 3);
-		}
-#endif
-		while (from < n && s[from] != sep[0])
-			from++;
-		return from;
-	}
 	if (from >= n)
 		return n;
 	p = memmem(s + from, n - from, sep, sn);
 	return p ? (size_t)(p - s) : n;
+}
+
+/* The separator at s[at] ends piece *k: note where piece last ends and
+ * piece first starts. */
+static inline void
+piece_end(size_t at, size_t sn, int64_t *k, int64_t first, int64_t last,
+    size_t *from, size_t *to)
+{
+	if (*k == last)
+		*to = at;
+	if (++*k == first)
+		*from = at + sn;
+}
+
+/* walk_pieces() for a one-byte separator c: a host name is short, and a
+ * loop over its bytes (eight at a time) beats calls of memchr. */
+static size_t
+walk_pieces_byte(const char *s, size_t n, char c, int64_t first, int64_t last,
+    size_t *from, size_t *to)
+{
+	size_t at = 0;
+	int64_t k = 0;
+
+	if (first == 0)
+		*from = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		/* z: the high bit of each byte of w that is zero, exactly
+		 * (no carry crosses a byte) */
+		const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full,
+			       cc = 0x0101010101010101ull * (unsigned char)c;
+		for (; at + 8 <= n; at += 8) {
+			uint64_t w, z;
+			memcpy(&w, s + at, 8);
+			w ^= cc;
+			z = ~(((w & lo7) + lo7) | w | lo7);
+			for (; z != 0; z &= z - 1)
+				piece_end(at +
+					(size_t)(__builtin_ctzll(z) >> 3),
+				    1, &k, first, last, from, to);
+		}
+	}
+#endif
+	for (; at < n; at++)
+		if (s[at] == c)
+			piece_end(at, 1, &k, first, last, from, to);
+	if (k == last)
+		*to = n;
+	return (size_t)k + 1;
 }
 
 /* Walk the pieces of split(s, sep): their number, and where piece first
@@ -582,6 +611,8 @@ walk_pieces(const char *s, size_t n, const char *sep, size_t sn, int64_t first,
 	uint32_t cp;
 
 	*from = *to = n;
+	if (sn == 1)
+		return walk_pieces_byte(s, n, sep[0], first, last, from, to);
 	if (sn == 0) {
 		for (; i < n; k++) {
 			if (k == first)
