@@ -1795,6 +1795,7 @@ struct evmem {
 static pthread_key_t evmem_key;
 static pthread_once_t evmem_once = PTHREAD_ONCE_INIT;
 static __thread struct evmem *evmem_tls;
+static __thread struct evmem *evmem_keyed; /* what the key holds */
 
 static void
 evmem_free(void *p)
@@ -1836,11 +1837,15 @@ evmem_give(struct evmem *m)
 		evmem_free(m);
 		return;
 	}
-	if (pthread_once(&evmem_once, evmem_key_init) != 0 ||
-	    pthread_setspecific(evmem_key, m) != 0) {
+	/* the key frees the buffers when the thread ends: set it when they
+	 * change (the same buffers come back after every evaluation) */
+	if (m != evmem_keyed &&
+	    (pthread_once(&evmem_once, evmem_key_init) != 0 ||
+		pthread_setspecific(evmem_key, m) != 0)) {
 		evmem_free(m);
 		return;
 	}
+	evmem_keyed = m;
 	evmem_tls = m;
 }
 
