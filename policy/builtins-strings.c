@@ -531,7 +531,7 @@ bi_split(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 
 /*
  * split(s, sep) read only by count() and by concat(sep, array.slice(...))
- * with the same sep: the compiler (fuse_split, compile.c) then keeps s
+ * with the same sep: the compiler (fuse_calls, compile.c) then keeps s
  * itself instead of the pieces, and these three stand for the calls,
  * walking the separators of s instead of building the pieces.  Each takes
  * the array of pieces instead when it gets one (the evaluator makes the

@@ -1731,11 +1731,25 @@ writes_out(const struct stmt *s)
 	}
 }
 
-/* Whether block b (and those in it) has no with-modifier and reads slot
- * only as is_piece_use() allows; def is the split itself. */
+/* The statements a fused call's result may be read by. */
+struct fused_use {
+	const struct stmt *def; /* the call */
+	const struct axv *sep;	/* split: its separator; NULL: numbers.range,
+				   read by the scan right after it only */
+};
+
 static bool
-pieces_only(const struct block *b, uint32_t slot, const struct axv *sep,
-    const struct stmt *def)
+fused_use_ok(const struct stmt *s, uint32_t slot, const struct fused_use *u)
+{
+	if (s == u->def)
+		return true;
+	return u->sep != NULL ? is_piece_use(s, slot, u->sep) : s == u->def + 1;
+}
+
+/* Whether block b (and those in it) has no with-modifier and reads slot
+ * only in the statements u allows. */
+static bool
+only_read_by(const struct block *b, uint32_t slot, const struct fused_use *u)
 {
 	uint32_t i, j;
 
@@ -1743,7 +1757,7 @@ pieces_only(const struct block *b, uint32_t slot, const struct axv *sep,
 		const struct stmt *s = &b->s[i];
 		if (s->op == IR_WITH_PUSH || s->op == IR_WITH_POP)
 			return false;
-		if (s == def || is_piece_use(s, slot, sep))
+		if (fused_use_ok(s, slot, u))
 			continue;
 		if ((writes_out(s) && s->out == slot) ||
 		    opd_uses(&s->a, slot) || opd_uses(&s->b, slot) ||
@@ -1752,10 +1766,10 @@ pieces_only(const struct block *b, uint32_t slot, const struct axv *sep,
 		for (j = 0; j < s->nargs; j++)
 			if (opd_uses(&s->args[j], slot))
 				return false;
-		if (s->blk != NULL && !pieces_only(s->blk, slot, sep, def))
+		if (s->blk != NULL && !only_read_by(s->blk, slot, u))
 			return false;
 		for (j = 0; j < s->nalts; j++)
-			if (!pieces_only(s->alts[j], slot, sep, def))
+			if (!only_read_by(s->alts[j], slot, u))
 				return false;
 	}
 	if (opd_uses(&b->key, slot) || opd_uses(&b->val, slot))
@@ -1791,31 +1805,66 @@ rewrite_piece_uses(struct comp *C, struct block *b, uint32_t slot,
 	}
 }
 
-/* Fuse the splits in b, a block of body (the whole rule body, whose
- * arguments are args). */
+/*
+ * some x in numbers.range(a, b), the range read by nothing else: the call
+ * becomes internal.range_check (numbers.range's checks and errors) and the
+ * scan RSCAN, which walks from a to b without the array.  As for split,
+ * only in a body without with-modifiers, and the evaluator makes the real
+ * call where one from a caller could replace numbers.range (RSCAN then
+ * scans what it gave).
+ */
 static void
-fuse_split(struct comp *C, struct block *body, struct block *b,
+fuse_range(struct block *body, struct block *b, uint32_t i)
+{
+	struct stmt *s = &b->s[i], *sc = &b->s[i + 1];
+	struct fused_use u = { .def = s, .sep = NULL };
+
+	if (sc->op != IR_SCAN || sc->a.kind != OPD_LOCAL ||
+	    sc->a.slot != s->c.slot || sc->b.kind != OPD_NONE ||
+	    opd_uses(&sc->c, s->c.slot) || !only_read_by(body, s->c.slot, &u))
+		return;
+	s->bi = axp_builtin_lookup("internal.range_check", 20);
+	sc->op = IR_RSCAN;
+	sc->args = s->args;
+	sc->nargs = 2;
+}
+
+/* Fuse the calls in b, a block of body (the whole rule body, whose
+ * arguments are args): split, numbers.range. */
+static void
+fuse_calls(struct comp *C, struct block *body, struct block *b,
     const struct opd *args, uint32_t nargs)
 {
 	uint32_t i, j;
 
 	for (i = 0; i < b->n; i++) {
 		struct stmt *s = &b->s[i];
-		bool ok = is_call_to(s, "split", 2) &&
+		bool split = is_call_to(s, "split", 2) &&
 		    s->args[1].kind == OPD_CONST &&
-		    axv_kind(s->args[1].val) == AXV_STRING &&
-		    s->c.kind == OPD_LOCAL && !opd_uses(&s->args[0], s->c.slot);
+		    axv_kind(s->args[1].val) == AXV_STRING;
+		bool range = i + 1 < b->n && is_call_to(s, "numbers.range", 2);
+		bool ok = (split || range) && s->c.kind == OPD_LOCAL;
+		for (j = 0; ok && j < s->nargs; j++)
+			ok = !opd_uses(&s->args[j], s->c.slot);
 		for (j = 0; ok && j < nargs; j++)
 			ok = !opd_uses(&args[j], s->c.slot);
-		if (ok && pieces_only(body, s->c.slot, s->args[1].val, s)) {
-			rewrite_piece_uses(C, body, s->c.slot, s->args[1].val,
-			    &s->args[1]);
-			s->bi = axp_builtin_lookup("internal.split_check", 20);
+		if (ok && range)
+			fuse_range(body, b, i);
+		if (ok && split) {
+			struct fused_use u = { .def = s,
+				.sep = s->args[1].val };
+			if (only_read_by(body, s->c.slot, &u)) {
+				rewrite_piece_uses(C, body, s->c.slot,
+				    s->args[1].val, &s->args[1]);
+				s->bi =
+				    axp_builtin_lookup("internal.split_check",
+					20);
+			}
 		}
 		if (s->blk != NULL)
-			fuse_split(C, body, s->blk, args, nargs);
+			fuse_calls(C, body, s->blk, args, nargs);
 		for (j = 0; j < s->nalts; j++)
-			fuse_split(C, body, s->alts[j], args, nargs);
+			fuse_calls(C, body, s->alts[j], args, nargs);
 	}
 }
 
@@ -3356,7 +3405,7 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 		b->dpath = dp;
 		b->ndpath = (uint32_t)ndyn;
 	}
-	fuse_split(C, b, b, d->args, d->nargs);
+	fuse_calls(C, b, b, d->args, d->nargs);
 	d->body = b;
 	d->nslots = cc.nslots;
 	if (cc.nslots > C->pol->max_slots)

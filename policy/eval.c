@@ -1209,6 +1209,34 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 	return rc;
 }
 
+/* RSCAN: the integers from args[0] to args[1] (down when the first is the
+ * larger), as numbers.range orders them, when internal.range_check left its
+ * marker in a; else a holds what numbers.range gave (the evaluator made
+ * the real call: a with-modifier could replace it), scanned as it is. */
+static int
+rscan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
+{
+	struct axv *lo = peek(ev, &s->args[0]), *hi = peek(ev, &s->args[1]);
+	int64_t from, to, step, k;
+	size_t mark = ev->ntrail;
+	int rc = 0;
+
+	if (peek(ev, &s->a) != &axp_range_marker || lo == NULL || hi == NULL ||
+	    !axv_num_get_i64(lo, &from) || !axv_num_get_i64(hi, &to))
+		return scan(ev, b, i, s);
+	step = from <= to ? 1 : -1;
+	for (k = from;; k += step) {
+		struct axv *v = axv_int(k);
+		if (unify_val(ev, &s->c, v))
+			rc = run(ev, b, i + 1);
+		undo(ev, mark);
+		axv_unref(v);
+		if (rc != 0 || k == to)
+			break;
+	}
+	return rc;
+}
+
 /* SCAN through a join index: only the candidates for the probe, in the
  * collection's order; everything when the index cannot answer (the
  * collection is not the indexed value, data or functions are
@@ -1324,9 +1352,9 @@ call_split(struct ev *ev, const struct stmt *s, struct axv *const *args,
 }
 
 /* The builtins the compiler fused (internal.concat_slice, the
- * internal.split_* of fuse_split) as the calls they stand for, so that a
- * with replacing one of those takes effect: 0 or -1 as call_any, 1 when
- * s calls none of them. */
+ * internal.split_* and range_check of fuse_calls) as the calls they stand for,
+ * so that a with replacing one of those takes effect: 0 or -1 as call_any, 1
+ * when s calls none of them. */
 static int
 call_unfused(struct ev *ev, const struct stmt *s, struct axv *const *args,
     struct axv **out)
@@ -1342,6 +1370,10 @@ call_unfused(struct ev *ev, const struct stmt *s, struct axv *const *args,
 	if (strcmp(n, "internal.split_count") == 0)
 		return call_any(ev, NULL, axp_builtin_lookup("count", 5), args,
 		    1, &s->loc, out);
+	if (strcmp(n, "internal.range_check") == 0)
+		return call_any(ev, NULL,
+		    axp_builtin_lookup("numbers.range", 13), args, 2, &s->loc,
+		    out);
 	return 1;
 }
 
@@ -1739,6 +1771,9 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 			goto out;
 		case IR_ISCAN:
 			rc = iscan(ev, b, i, s);
+			goto out;
+		case IR_RSCAN:
+			rc = rscan(ev, b, i, s);
 			goto out;
 		case IR_EVERY:
 			rc = every(ev, b, i, s);

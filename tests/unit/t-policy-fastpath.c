@@ -955,6 +955,62 @@ test_split_fusion(void)
 	}
 }
 
+/* some x in numbers.range(a, b) walks the range without the array: the
+ * same answers (order, errors, the limit, with-modifiers) as the general
+ * path. */
+static void
+test_range_fusion(void)
+{
+	static const char *const inputs[] = { "{\"a\": 1, \"b\": 4}",
+		"{\"a\": 4, \"b\": 1}", "{\"a\": 2, \"b\": 2}",
+		"{\"a\": -3, \"b\": 0}", "{\"a\": 1.5, \"b\": 3}",
+		"{\"a\": \"x\", \"b\": 1}", "{\"a\": 0, \"b\": 2000000}",
+		"{\"a\": 9223372036854775806, \"b\": 9223372036854775807}",
+		"{}" };
+	/* @: a use of the range that stops the fusion, or none */
+	static const char *const mods[] = {
+		"package t\n"
+		"r := [y | rg := numbers.range(input.a, input.b)@\n"
+		"some x in rg\ny := x * 10]\n",
+		"package t\n"
+		"q := [x | rg := numbers.range(input.a, input.b)@\n"
+		"some x in rg]\n"
+		"f(a, b) := [7, 8]\n"
+		"r := [q, q1]\n"
+		"q1 := q with numbers.range as f\n",
+	};
+	size_t i;
+
+	for (i = 0; i < AXG_ARRAY_LEN(mods); i++) {
+		char *f = with_use(mods[i], "");
+		char *g = with_use(mods[i], "\nis_array(rg)");
+		same_split(i == 0 ? "scans of numbers.range"
+				  : "numbers.range under with",
+		    f, g, inputs, AXG_ARRAY_LEN(inputs), true);
+		free(f);
+		free(g);
+	}
+	{
+		static const char m[] = "package t\n"
+					"r := [x | some x in numbers.range(1, "
+					"input.n)]\n";
+		struct axp_compiler *c;
+		struct axp_policy *p = compile_mod(m, &c);
+		const struct rgroup *g = find_group(p, "data.t.r");
+		const struct block *b = NULL;
+		uint32_t j;
+		bool rscan = false;
+
+		if (g != NULL && g->defs[0]->body->s[0].op == IR_COMPR)
+			b = g->defs[0]->body->s[0].blk;
+		for (j = 0; b != NULL && j < b->n; j++)
+			rscan |= b->s[j].op == IR_RSCAN;
+		ok(rscan, "some x in numbers.range(...): a range scan");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+}
+
 int
 main(void)
 {
@@ -964,6 +1020,7 @@ main(void)
 	test_compiled_fastpaths();
 	test_input_memo();
 	test_split_fusion();
+	test_range_fusion();
 	test_lending();
 	test_small_ints();
 	test_memory();
