@@ -1733,9 +1733,9 @@ writes_out(const struct stmt *s)
 
 /* The statements a fused call's result may be read by. */
 struct fused_use {
-	const struct stmt *def; /* the call */
-	const struct axv *sep;	/* split: its separator; NULL: numbers.range,
-				   read by the scan right after it only */
+	const struct stmt *def;	   /* the statement */
+	const struct axv *sep;	   /* split: its separator, or NULL */
+	const struct stmt *reader; /* else: the one statement reading it */
 };
 
 static bool
@@ -1743,7 +1743,7 @@ fused_use_ok(const struct stmt *s, uint32_t slot, const struct fused_use *u)
 {
 	if (s == u->def)
 		return true;
-	return u->sep != NULL ? is_piece_use(s, slot, u->sep) : s == u->def + 1;
+	return u->sep != NULL ? is_piece_use(s, slot, u->sep) : s == u->reader;
 }
 
 /* Whether block b (and those in it) has no with-modifier and reads slot
@@ -1817,7 +1817,7 @@ static void
 fuse_range(struct block *body, struct block *b, uint32_t i)
 {
 	struct stmt *s = &b->s[i], *sc = &b->s[i + 1];
-	struct fused_use u = { .def = s, .sep = NULL };
+	struct fused_use u = { .def = s, .sep = NULL, .reader = sc };
 
 	if (sc->op != IR_SCAN || sc->a.kind != OPD_LOCAL ||
 	    sc->a.slot != s->c.slot || sc->b.kind != OPD_NONE ||
@@ -1829,8 +1829,37 @@ fuse_range(struct block *body, struct block *b, uint32_t i)
 	sc->nargs = 2;
 }
 
-/* Fuse the calls in b, a block of body (the whole rule body, whose
- * arguments are args): split, numbers.range. */
+/* data.a.b[k] where data.a.b is base data: BASEDATA into a temporary that
+ * a DOT later in the block alone reads.  The DOT takes the path (and the
+ * value there) and the BASEDATA goes: one statement, one binding.  (The
+ * body has no with-modifier, so the base document is the same at the
+ * DOT; the evaluator looks it up again under a caller's with-modifier on
+ * data, as BASEDATA does.) */
+static void
+fuse_basedata(struct block *body, struct block *b, uint32_t i)
+{
+	struct stmt *s = &b->s[i], *dot = NULL;
+	struct fused_use u = { .def = s, .sep = NULL };
+	uint32_t j;
+
+	for (j = i + 1; j < b->n && dot == NULL; j++)
+		if (b->s[j].op == IR_DOT && b->s[j].path == NULL &&
+		    b->s[j].a.kind == OPD_LOCAL && b->s[j].a.slot == s->out)
+			dot = &b->s[j];
+	if (dot == NULL || opd_uses(&dot->b, s->out) || dot->out == s->out)
+		return;
+	u.reader = dot;
+	if (!only_read_by(body, s->out, &u))
+		return;
+	dot->path = s->path;
+	dot->pre = s->pre;
+	dot->a.kind = OPD_NONE;
+	memmove(s, s + 1, (b->n - i - 1) * sizeof(*s));
+	b->n--;
+}
+
+/* Fuse the statements in b, a block of body (the whole rule body, whose
+ * arguments are args): split, numbers.range, base data lookups. */
 static void
 fuse_calls(struct comp *C, struct block *body, struct block *b,
     const struct opd *args, uint32_t nargs)
@@ -1839,11 +1868,19 @@ fuse_calls(struct comp *C, struct block *body, struct block *b,
 
 	for (i = 0; i < b->n; i++) {
 		struct stmt *s = &b->s[i];
-		bool split = is_call_to(s, "split", 2) &&
+		bool split, range, ok;
+		if (s->op == IR_BASEDATA) {
+			fuse_basedata(body, b, i);
+			if (s->op != IR_BASEDATA) { /* gone: the next one */
+				i--;
+				continue;
+			}
+		}
+		split = is_call_to(s, "split", 2) &&
 		    s->args[1].kind == OPD_CONST &&
 		    axv_kind(s->args[1].val) == AXV_STRING;
-		bool range = i + 1 < b->n && is_call_to(s, "numbers.range", 2);
-		bool ok = (split || range) && s->c.kind == OPD_LOCAL;
+		range = i + 1 < b->n && is_call_to(s, "numbers.range", 2);
+		ok = (split || range) && s->c.kind == OPD_LOCAL;
 		for (j = 0; ok && j < s->nargs; j++)
 			ok = !opd_uses(&s->args[j], s->c.slot);
 		for (j = 0; ok && j < nargs; j++)

@@ -1585,11 +1585,42 @@ op_any(struct ev *ev, const struct stmt *s)
 	return rc;
 }
 
+/* A DOT statement with a path: the base document at path, [b] (the
+ * compiler fused a BASEDATA with the DOT reading it). */
+static int
+dot_base(struct ev *ev, const struct stmt *s)
+{
+	struct axv *k = peek(ev, &s->b), *kown = NULL, *base, *r;
+
+	if (k == NULL && s->b.kind != OPD_LOCAL)
+		k = kown = get(ev, &s->b);
+	if (k == NULL)
+		return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+		    "unbound operand");
+	if (ev->nov > 0 && has_data_overlays(ev)) {
+		/* a with-modifier's copy: the binding holds a reference */
+		base = base_at(ev, s->path);
+		r = base != NULL ? lookup(base, k) : NULL;
+		if (r != NULL)
+			bind(ev, s->out, axv_ref(r));
+		axv_unref(base);
+	} else if ((r = s->pre != NULL ? lookup(s->pre, k) : NULL) != NULL) {
+		lend(ev, s->out, r); /* the policy's data */
+	}
+	axv_unref(kown);
+	return r != NULL;
+}
+
 /* A DOT statement: a[b], lent (a outlives the binding); 0 if undefined. */
 static int
 op_dot(struct ev *ev, const struct stmt *s)
 {
-	struct axv *v = peek(ev, &s->a), *k = peek(ev, &s->b), *r;
+	struct axv *v, *k, *r;
+
+	if (s->path != NULL)
+		return dot_base(ev, s);
+	v = peek(ev, &s->a);
+	k = peek(ev, &s->b);
 
 	if (k == NULL && s->b.kind != OPD_LOCAL) {
 		k = get(ev, &s->b);

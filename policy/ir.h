@@ -90,8 +90,8 @@ struct stmt {
 	const struct axp_builtin *bi;
 	struct rgroup *rg;
 	struct dnode *node;
-	struct axv *path; /* BASEDATA: array of keys */
-	struct axv *pre;  /* BASEDATA: the value at path (NULL: undefined) */
+	struct axv *path; /* BASEDATA, DOT of base data: array of keys */
+	struct axv *pre;  /* and the value at path (NULL: undefined) */
 	struct block *blk;
 	struct block **alts;	/* ANY: blocks tried after blk */
 	const struct jidx *idx; /* ISCAN: the join index */

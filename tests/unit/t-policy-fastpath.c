@@ -1011,6 +1011,94 @@ test_range_fusion(void)
 	}
 }
 
+/* The JSON of data.t.r on a module with base data and an input. */
+static char *
+eval_data(const char *module, const char *data, const char *input, bool strict)
+{
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	struct axp_query *q;
+	struct axp_eval_opts o;
+	struct axv *in, *res = NULL;
+	char *out;
+
+	axp_compiler_add_module(c, "t.rego", module, strlen(module));
+	c->data = axv_from_json(data, strlen(data), NULL, NULL, 0);
+	p = axp_compiler_compile(c);
+	q = p != NULL ? axp_query_prepare(p, "x = data.t.r", NULL) : NULL;
+	in = axv_from_json(input, strlen(input), NULL, NULL, 0);
+	memset(&o, 0, sizeof(o));
+	o.strict = strict;
+	if (q == NULL)
+		out = axg_strdup("compile error");
+	else if (axp_eval(q, in, &o, &res, NULL) < 0)
+		out = axg_strdup("error");
+	else
+		out = axv_json_str(res);
+	axv_unref(res);
+	axv_unref(in);
+	axp_query_free(q);
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	return out;
+}
+
+/* data.a.b[k] of base data in one statement: the same answers as reading
+ * the document first, with-modifiers on data from a caller included. */
+static void
+test_basedata_fusion(void)
+{
+	static const char data[] = "{\"cfg\": {\"hosts\": {\"a\": 1, "
+				   "\"b\": [2]}, \"list\": [5, 6]}}";
+	static const char *const inputs[] = { "{\"k\": \"a\"}",
+		"{\"k\": \"b\"}", "{\"k\": \"zz\"}", "{\"k\": 1}", "{}",
+		"{\"k\": 0}" };
+	/* @: d, the document, read by a second statement (no fusion) */
+	static const char mod[] =
+	    "package t\n"
+	    "v(k) := x if {\nd := data.cfg.hosts@\nx := d[k]\n}\n"
+	    "l(k) := x if {\nd := data.cfg.list@\nx := d[k]\n}\n"
+	    "n(k) := x if {\nd := data.none.here@\nx := d[k]\n}\n"
+	    "default qv := null\nqv := v(input.k)\n"
+	    "default ql := null\nql := l(input.k)\n"
+	    "default qn := null\nqn := n(input.k)\n"
+	    "q := [qv, ql, qn]\n"
+	    "r := [q, q1, q2] if {\n"
+	    "q1 := q with data.cfg.hosts as {\"a\": 9, \"zz\": 7}\n"
+	    "q2 := q with data.cfg as {\"list\": [8]}\n}\n";
+	char *f = with_use(mod, ""), *g = with_use(mod, "\nd == d");
+	int bad = 0, strict;
+	size_t i;
+
+	for (strict = 0; strict < 2; strict++)
+		for (i = 0; i < AXG_ARRAY_LEN(inputs); i++) {
+			char *a = eval_data(f, data, inputs[i], strict);
+			char *b = eval_data(g, data, inputs[i], strict);
+			if (strcmp(a, b) != 0 || strcmp(a, "[]") == 0) {
+				bad++;
+				tap_diag("input %s: %s vs %s", inputs[i], a, b);
+			}
+			free(a);
+			free(b);
+		}
+	is_int(bad, 0,
+	    "base data looked up in one statement: same answers, with "
+	    "data replaced or not");
+	{
+		struct axp_compiler *c;
+		struct axp_policy *p = compile_mod(f, &c);
+		const struct rgroup *gv = find_group(p, "data.t.v");
+		const struct block *b = gv ? gv->defs[0]->body : NULL;
+		ok(b != NULL && b->n == 1 && b->s[0].op == IR_DOT &&
+			b->s[0].path != NULL,
+		    "data.cfg.hosts[k]: one DOT with the path");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+	free(f);
+	free(g);
+}
+
 int
 main(void)
 {
@@ -1021,6 +1109,7 @@ main(void)
 	test_input_memo();
 	test_split_fusion();
 	test_range_fusion();
+	test_basedata_fusion();
 	test_lending();
 	test_small_ints();
 	test_memory();
