@@ -1226,8 +1226,8 @@ rscan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
 		return scan(ev, b, i, s);
 	step = from <= to ? 1 : -1;
 	for (k = from;; k += step) {
-		struct axv *v = axv_int(k);
-		if (unify_val(ev, &s->c, v))
+		struct axv *v = axv_int(k); /* released after the undo: lent */
+		if (unify_lent(ev, &s->c, v))
 			rc = run(ev, b, i + 1);
 		undo(ev, mark);
 		axv_unref(v);
