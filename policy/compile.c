@@ -1858,8 +1858,25 @@ fuse_basedata(struct block *body, struct block *b, uint32_t i)
 	b->n--;
 }
 
+/* x[k] as a test (DOT into a temporary that only the TRUTHY after it
+ * reads): the DOT becomes the test, binding nothing, and the TRUTHY goes. */
+static void
+fuse_dot_test(struct block *body, struct block *b, uint32_t i)
+{
+	struct stmt *s = &b->s[i], *t = &b->s[i + 1];
+	struct fused_use u = { .def = s, .sep = NULL, .reader = t };
+
+	if (t->op != IR_TRUTHY || t->a.kind != OPD_LOCAL ||
+	    t->a.slot != s->out || !only_read_by(body, s->out, &u))
+		return;
+	s->kind = 1;
+	memmove(t, t + 1, (b->n - i - 2) * sizeof(*t));
+	b->n--;
+}
+
 /* Fuse the statements in b, a block of body (the whole rule body, whose
- * arguments are args): split, numbers.range, base data lookups. */
+ * arguments are args): split, numbers.range, base data lookups, tests of
+ * x[k]. */
 static void
 fuse_calls(struct comp *C, struct block *body, struct block *b,
     const struct opd *args, uint32_t nargs)
@@ -1876,6 +1893,8 @@ fuse_calls(struct comp *C, struct block *body, struct block *b,
 				continue;
 			}
 		}
+		if (s->op == IR_DOT && s->kind == 0 && i + 1 < b->n)
+			fuse_dot_test(body, b, i);
 		split = is_call_to(s, "split", 2) &&
 		    s->args[1].kind == OPD_CONST &&
 		    axv_kind(s->args[1].val) == AXV_STRING;

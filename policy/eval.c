@@ -1585,12 +1585,28 @@ op_any(struct ev *ev, const struct stmt *s)
 	return rc;
 }
 
+/* What DOT s found, r: bound to out (lent, or with a reference of its own
+ * when owned), or for a DOT that is a test (kind 1) no binding, and a
+ * solution unless r is false.  1 or 0. */
+static inline int
+dot_found(struct ev *ev, const struct stmt *s, struct axv *r, bool owned)
+{
+	if (s->kind != 0)
+		return axv_kind(r) != AXV_BOOL || axv_bool_get(r);
+	if (owned)
+		bind(ev, s->out, axv_ref(r));
+	else
+		lend(ev, s->out, r);
+	return 1;
+}
+
 /* A DOT statement with a path: the base document at path, [b] (the
  * compiler fused a BASEDATA with the DOT reading it). */
 static int
 dot_base(struct ev *ev, const struct stmt *s)
 {
 	struct axv *k = peek(ev, &s->b), *kown = NULL, *base, *r;
+	int rc = 0;
 
 	if (k == NULL && s->b.kind != OPD_LOCAL)
 		k = kown = get(ev, &s->b);
@@ -1600,15 +1616,14 @@ dot_base(struct ev *ev, const struct stmt *s)
 	if (ev->nov > 0 && has_data_overlays(ev)) {
 		/* a with-modifier's copy: the binding holds a reference */
 		base = base_at(ev, s->path);
-		r = base != NULL ? lookup(base, k) : NULL;
-		if (r != NULL)
-			bind(ev, s->out, axv_ref(r));
+		if (base != NULL && (r = lookup(base, k)) != NULL)
+			rc = dot_found(ev, s, r, true);
 		axv_unref(base);
-	} else if ((r = s->pre != NULL ? lookup(s->pre, k) : NULL) != NULL) {
-		lend(ev, s->out, r); /* the policy's data */
+	} else if (s->pre != NULL && (r = lookup(s->pre, k)) != NULL) {
+		rc = dot_found(ev, s, r, false); /* the policy's data */
 	}
 	axv_unref(kown);
-	return r != NULL;
+	return rc;
 }
 
 /* A DOT statement: a[b], lent (a outlives the binding); 0 if undefined. */
@@ -1621,16 +1636,12 @@ op_dot(struct ev *ev, const struct stmt *s)
 		return dot_base(ev, s);
 	v = peek(ev, &s->a);
 	k = peek(ev, &s->b);
-
 	if (k == NULL && s->b.kind != OPD_LOCAL) {
 		k = get(ev, &s->b);
 		r = v != NULL && k != NULL ? lookup(v, k) : NULL;
 		if (v != NULL && k != NULL) {
 			axv_unref(k);
-			if (r == NULL)
-				return 0;
-			lend(ev, s->out, r);
-			return 1;
+			return r != NULL ? dot_found(ev, s, r, false) : 0;
 		}
 		axv_unref(k);
 		k = NULL;
@@ -1640,8 +1651,7 @@ op_dot(struct ev *ev, const struct stmt *s)
 		    "unbound operand");
 	if ((r = lookup(v, k)) == NULL)
 		return 0;
-	lend(ev, s->out, r);
-	return 1;
+	return dot_found(ev, s, r, false);
 }
 
 /* The step and memory limits, checked every 256 steps (and at the step

@@ -81,7 +81,7 @@ enum { WT_INPUT, WT_DATA, WT_FUNC, WT_BUILTIN };
 
 struct stmt {
 	uint16_t op;
-	uint8_t kind; /* COMPR: DONE_ARRAY/SET/OBJECT */
+	uint8_t kind; /* COMPR: DONE_ARRAY/SET/OBJECT; DOT: 1, a test */
 	struct ast_loc loc;
 	uint32_t out;
 	struct opd a, b, c;

@@ -1099,6 +1099,57 @@ test_basedata_fusion(void)
 	free(g);
 }
 
+/* x[k] as a test in one statement: fails on false and undefined only. */
+static void
+test_dot_test(void)
+{
+	static const char *const keys[] = { "\"t\"", "\"f\"", "\"n\"", "\"z\"",
+		"\"e\"", "\"none\"", "1" };
+	/* @: the value read again (no fusion) */
+	static const char mod[] =
+	    "package t\n"
+	    "m := {\"t\": true, \"f\": false, \"n\": null, \"z\": 0, "
+	    "\"e\": \"\"}\n"
+	    "default p := false\ndefault q := false\ndefault s := false\n"
+	    "p if {\nv := m[input.k]\nv@\n}\n"
+	    "q if {\nv := input.m[input.k]\nv@\n}\n"
+	    "s if {\nnot input.m[input.k]\n}\n";
+	char *f = with_use(mod, ""), *g = with_use(mod, "\nv == v");
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; i < AXG_ARRAY_LEN(keys); i++) {
+		char *in = axg_asprintf("{\"k\": %s, \"m\": {\"t\": true, "
+					"\"f\": false, \"n\": null}}",
+		    keys[i]);
+		char *a = eval_query(f, "x = [data.t.p, data.t.q, data.t.s]",
+		    in, false);
+		char *b = eval_query(g, "x = [data.t.p, data.t.q, data.t.s]",
+		    in, false);
+		if (strcmp(a, b) != 0) {
+			bad++;
+			tap_diag("input %s: %s vs %s", in, a, b);
+		}
+		free(a);
+		free(b);
+		free(in);
+	}
+	is_int(bad, 0, "x[k] as a test: same answers as through a variable");
+	{
+		struct axp_compiler *c;
+		struct axp_policy *p = compile_mod(f, &c);
+		const struct rgroup *gp = find_group(p, "data.t.q");
+		const struct block *b = gp ? gp->defs[0]->body : NULL;
+		ok(b != NULL && b->s[b->n - 1].op == IR_DOT &&
+			b->s[b->n - 1].kind == 1,
+		    "input.m[input.k] as a test: one DOT");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+	free(f);
+	free(g);
+}
+
 int
 main(void)
 {
@@ -1110,6 +1161,7 @@ main(void)
 	test_split_fusion();
 	test_range_fusion();
 	test_basedata_fusion();
+	test_dot_test();
 	test_lending();
 	test_small_ints();
 	test_memory();
