@@ -534,8 +534,11 @@ find_str_key(struct axv *const *k, size_t len, const char *s, size_t n)
 }
 
 /*
- * The hash of a large object's string keys: open addressing over the key
- * indexes (plus one; 0 is empty), t[0] holding the mask.  An object that
+ * The hash of a large object's string keys: open addressing over pairs of
+ * a key's index (plus one; 0 is empty) and its hash, t[0] holding the mask
+ * and the pairs from t[2] on (8-byte aligned).  A probe reads a key only
+ * when its hash is the one sought: in a large object each key read is
+ * likely a cache miss of its own.  An object that
  * is looked up OBJ_HASH_GETS times without an insertion in between (data,
  * an input: they no longer change) gets one; the first lookup to need it
  * builds it and publishes it atomically, as objects are shared between
@@ -594,16 +597,17 @@ obj_hash(const struct axv_obj *o)
 		return NULL;
 	while (m < 2 * o->len)
 		m *= 2;
-	t = axg_calloc(m + 1, sizeof(*t));
+	t = axg_calloc(2 * m + 2, sizeof(*t));
 	t[0] = (uint32_t)(m - 1);
 	for (i = 0; i < o->len; i++) {
-		uint32_t j;
+		uint32_t j, h;
 		if (o->k[i]->kind != AXV_STRING)
 			continue;
-		j = str_hash_of(o->k[i]) & t[0];
-		while (t[1 + j] != 0)
-			j = (j + 1) & t[0];
-		t[1 + j] = (uint32_t)i + 1;
+		h = str_hash_of(o->k[i]);
+		for (j = h & t[0]; t[2 + 2 * j] != 0; j = (j + 1) & t[0])
+			;
+		t[2 + 2 * j] = (uint32_t)i + 1;
+		t[3 + 2 * j] = h;
 	}
 	old = NULL;
 	if (!__atomic_compare_exchange_n(&w->hidx, &old, t, false,
@@ -621,15 +625,18 @@ obj_find_str(const struct axv_obj *o, const char *s, size_t n,
     const struct axv *key)
 {
 	const uint32_t *t;
-	uint32_t j;
+	uint32_t j, h, e;
 
 	if (o->len < OBJ_HASH_MIN || (t = obj_hash(o)) == NULL)
 		return find_str_key(o->k, o->len, s, n);
-	j = key != NULL ? str_hash_of(key) : str_hash(s, n) | 1;
-	for (j &= t[0]; t[1 + j] != 0; j = (j + 1) & t[0]) {
-		const struct axv_str *x = AXV_STR(o->k[t[1 + j] - 1]);
+	h = key != NULL ? str_hash_of(key) : str_hash(s, n) | 1;
+	for (j = h & t[0]; (e = t[2 + 2 * j]) != 0; j = (j + 1) & t[0]) {
+		const struct axv_str *x;
+		if (t[3 + 2 * j] != h) /* no need to read that key */
+			continue;
+		x = AXV_STR(o->k[e - 1]);
 		if (x->len == n && (n == 0 || memcmp(x->s, s, n) == 0))
-			return (ptrdiff_t)t[1 + j] - 1;
+			return (ptrdiff_t)e - 1;
 	}
 	return -1;
 }
