@@ -127,6 +127,22 @@ axv_mem_free(void *p, size_t size)
 	free(p);
 }
 
+/* Storage for n elements from the value memory: a vector of up to 16
+ * comes from the thread's pool, as the values themselves do. */
+static struct axv **
+vec_alloc(size_t n)
+{
+	if (n > SIZE_MAX / sizeof(struct axv *))
+		axg_fatal(1, "out of memory");
+	return axv_mem_alloc(n * sizeof(struct axv *));
+}
+
+static void
+vec_free(struct axv **e, size_t n)
+{
+	axv_mem_free(e, n * sizeof(*e));
+}
+
 static struct axv v_null = { AXV_IMMORTAL, AXV_NULL, 0 };
 static struct axv v_false = { AXV_IMMORTAL, AXV_BOOL, 0 };
 static struct axv v_true = { AXV_IMMORTAL, AXV_BOOL, 1 };
@@ -151,8 +167,7 @@ axv_free_last(struct axv *v)
 		for (i = 0; i < a->len; i++)
 			axv_unref(a->e[i]);
 		if (a->e != a->inl) {
-			mem_live -= (int64_t)(a->cap * sizeof(*a->e));
-			free(a->e);
+			vec_free(a->e, a->cap);
 		}
 		axv_mem_free(a, sizeof(*a));
 		return;
@@ -164,9 +179,8 @@ axv_free_last(struct axv *v)
 			axv_unref(o->v[i]);
 		}
 		if (o->k != o->inl) {
-			mem_live -= (int64_t)(2 * o->cap * sizeof(*o->k));
-			free(o->k);
-			free(o->v);
+			vec_free(o->k, o->cap);
+			vec_free(o->v, o->cap);
 		}
 		free(o->hidx);
 		axv_mem_free(o, sizeof(*o));
@@ -177,8 +191,7 @@ axv_free_last(struct axv *v)
 		for (i = 0; i < s->len; i++)
 			axv_unref(s->e[i]);
 		if (s->e != s->inl) {
-			mem_live -= (int64_t)(s->cap * sizeof(*s->e));
-			free(s->e);
+			vec_free(s->e, s->cap);
 		}
 		axv_mem_free(s, sizeof(*s));
 		return;
@@ -310,27 +323,24 @@ vec_new(struct axv **inl, size_t cap_hint, size_t *cap)
 		return inl;
 	}
 	*cap = cap_hint;
-	mem_live += (int64_t)(cap_hint * sizeof(struct axv *));
-	return axg_reallocarray(NULL, cap_hint, sizeof(struct axv *));
+	return vec_alloc(cap_hint);
 }
 
 /* Storage for twice *cap elements holding the len of e. */
 static struct axv **
 vec_grow(struct axv **e, struct axv **inl, size_t len, size_t *cap)
 {
-	size_t n = *cap * 2;
-	struct axv **r;
+	struct axv **r = vec_alloc(*cap * 2);
 
-	mem_live += (int64_t)((e != inl ? n - *cap : n) * sizeof(*e));
-	*cap = n;
-	if (e != inl)
-		return axg_reallocarray(e, n, sizeof(*e));
-	r = axg_reallocarray(NULL, n, sizeof(*r));
 	memcpy(r, e, len * sizeof(*r));
+	if (e != inl)
+		vec_free(e, *cap);
+	*cap *= 2;
 	return r;
 }
 
 /* ---- arrays ---- */
+
 struct axv *
 axv_array_new(size_t cap_hint)
 {
@@ -399,10 +409,9 @@ axv_object_new(size_t cap_hint)
 		o->v = o->inl + AXV_INL;
 		o->cap = AXV_INL;
 	} else {
-		o->k = axg_reallocarray(NULL, cap_hint, sizeof(*o->k));
-		o->v = axg_reallocarray(NULL, cap_hint, sizeof(*o->v));
+		o->k = vec_alloc(cap_hint);
+		o->v = vec_alloc(cap_hint);
 		o->cap = cap_hint;
-		mem_live += (int64_t)(2 * cap_hint * sizeof(*o->k));
 	}
 	return &o->h;
 }

@@ -742,6 +742,30 @@ test_memory(void)
 		pthread_join(u, NULL);
 	}
 	ok(1, "a value freed by another thread");
+	/* the element vectors of composites come from the same memory, and
+	 * go back to it: grown, built large, freed */
+	{
+		int64_t before = axv_mem_live();
+		struct axv *a = axv_array_new(0), *o = axv_object_new(40),
+			   *st = axv_set_new(0);
+		for (i = 0; i < 40; i++) {
+			char k[16];
+			snprintf(k, sizeof(k), "k%02d", i);
+			axv_array_push(a, axv_int(i));
+			axv_object_put(o, axv_cstr(k), axv_int(i));
+			axv_set_add(st, axv_int(i));
+		}
+		ok(axv_array_len(a) == 40 && axv_object_len(o) == 40 &&
+			axv_set_len(st) == 40 &&
+			axv_object_gets(o, "k39") != NULL,
+		    "composites grown past their inline room hold everything");
+		ok(axv_mem_live() > before, "and count in the memory in use");
+		axv_unref(a);
+		axv_unref(o);
+		axv_unref(st);
+		is_int((long)(axv_mem_live() - before), 0,
+		    "which they give back when freed");
+	}
 }
 
 /* The policy compiled from module (NULL on errors); *cp: the compiler, to
