@@ -3571,6 +3571,58 @@ free_tree(struct dnode *n)
 	free(n->kids);
 }
 
+static bool group_pure(struct rgroup *g);
+
+/* Whether block b (and those in it) reads no input, applies no
+ * with-modifier, builds no virtual document and calls only pure rules and
+ * functions and deterministic builtins. */
+static bool
+block_pure(const struct block *b)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < b->n; i++) {
+		const struct stmt *s = &b->s[i];
+		switch ((enum ir_opcode)s->op) {
+		case IR_INPUT:
+		case IR_DATA:
+		case IR_WITH_PUSH:
+		case IR_WITH_POP:
+			return false;
+		default:
+			break;
+		}
+		if ((s->bi != NULL && (s->bi->flags & AXP_BIF_NONDET)) ||
+		    (s->rg != NULL && !group_pure(s->rg)) ||
+		    (s->blk != NULL && !block_pure(s->blk)))
+			return false;
+		for (j = 0; j < s->nalts; j++)
+			if (!block_pure(s->alts[j]))
+				return false;
+	}
+	return true;
+}
+
+/* Sets g->purity (see ir.h); true if pure. */
+static bool
+group_pure(struct rgroup *g)
+{
+	const struct rdef *d;
+	uint32_t i;
+
+	if (g->purity != 0)
+		return g->purity == 2;
+	g->purity = 3; /* meanwhile: a cycle is not pure */
+	for (i = 0; i < g->ndefs; i++)
+		for (d = g->defs[i]; d != NULL; d = d->els)
+			if (!block_pure(d->body))
+				return false;
+	if (g->defdef != NULL && !block_pure(g->defdef->body))
+		return false;
+	g->purity = 2;
+	return true;
+}
+
 void axp_policy_free_int(struct axp_policy *p);
 
 void
@@ -3583,6 +3635,7 @@ axp_policy_free_int(struct axp_policy *p)
 	for (i = 0; i < p->ngroups; i++) {
 		free(p->groups[i]->defs);
 		free(p->groups[i]->deps);
+		axv_unref(p->groups[i]->pre);
 	}
 	free(p->groups);
 	free(p->inkeys);
@@ -3632,6 +3685,8 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	C.rule_sfx[0] = '\0';
 	if (C.nerr == 0)
 		check_recursion(&C);
+	for (i = 0; C.nerr == 0 && i < pol->ngroups; i++)
+		(void)group_pure(pol->groups[i]);
 	if (C.nerr > 0) {
 		pol->arena = NULL;
 		axp_policy_free_int(pol);

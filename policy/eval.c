@@ -64,6 +64,7 @@ struct ev {
 	size_t nw;
 	struct collector *col;
 	uint64_t steps, max_steps;
+	uint64_t swallowed;  /* builtin errors made undefined (not strict) */
 	uint64_t next_check; /* the step at which limits are checked next */
 	int64_t mem_base, max_mem; /* axv_mem_live() at the start, the limit */
 	bool strict;
@@ -801,12 +802,29 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 	return rc < 0 ? -1 : 0;
 }
 
+/* Keep the value v of a pure group (ir.h) in the policy, for every later
+ * evaluation: it is the same in each, strict or not, as none of its
+ * builtins failed.  The first to publish wins. */
+static void
+publish_pure(const struct rgroup *g, struct axv *v)
+{
+	struct rgroup *w = (struct rgroup *)g;
+	struct axv *old = NULL;
+
+	axv_ref(v);
+	if (!__atomic_compare_exchange_n(&w->pre, &old, v, false,
+		__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		axv_unref(v);
+}
+
 static int
 eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
     struct axv **out, bool *lent)
 {
 	struct collector c;
 	struct cent *ce = &ev->cache[g->id];
+	struct axv *pv;
+	uint64_t swallowed;
 	bool rep = false;
 
 	*out = NULL;
@@ -826,6 +844,15 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 	if (ce->state == 1)
 		return ev_error(ev, loc, AXP_ERR_EVAL_INTERNAL,
 		    "rule %s is recursive", g->name);
+	if (g->purity == 2 && ev->nov == 0 &&
+	    (pv = __atomic_load_n(&g->pre, __ATOMIC_ACQUIRE)) != NULL) {
+		/* a value of the policy alone, made by an earlier evaluation */
+		*out = lent != NULL ? pv : axv_ref(pv);
+		if (lent != NULL)
+			*lent = true;
+		return 0;
+	}
+	swallowed = ev->swallowed;
 	if (ev->nov > 0 && has_data_overlays(ev)) {
 		struct axv *v =
 		    apply_data_overlays(ev, g->node->path, NULL, &rep);
@@ -881,6 +908,9 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 		c.acc = apply_data_overlays(ev, g->node->path, c.acc, &rep);
 	ce->state = 2;
 	ce->v = c.acc;
+	if (g->purity == 2 && ev->nov == 0 && c.acc != NULL &&
+	    ev->swallowed == swallowed)
+		publish_pure(g, c.acc);
 	if (lent != NULL) {
 		*out = c.acc;
 		*lent = true;
@@ -999,8 +1029,10 @@ call_any(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi,
 		return 0;
 	/* as OPA: a builtin's error makes its call undefined, unless
 	 * strict builtin errors are asked for */
-	if (!ev->strict)
+	if (!ev->strict) {
+		ev->swallowed++;
 		return 0;
+	}
 	return ev_error(ev, loc, ctx.code, "%s", ctx.msg);
 }
 

@@ -128,6 +128,11 @@ struct rgroup {
 	int state;   /* compile: 0 new, 1 compiling, 2 done */
 	struct rgroup **deps;
 	uint32_t ndeps;
+	/* Its value depends on the policy alone (no input, with-modifier,
+	 * virtual document or nondeterministic builtin, here or in what it
+	 * calls): 2; 3 if not; 0 not known yet (compile). */
+	int purity;
+	struct axv *pre; /* then its value, once an evaluation made it */
 };
 
 struct dnode {

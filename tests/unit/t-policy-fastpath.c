@@ -1174,6 +1174,108 @@ test_dot_test(void)
 	free(g);
 }
 
+/* Evaluate query on p (prepared each time), as JSON or "error". */
+static char *
+eval_on(struct axp_policy *p, const char *query, const char *input, bool strict)
+{
+	struct axp_query *q = axp_query_prepare(p, query, NULL);
+	struct axv *in = input
+	    ? axv_from_json(input, strlen(input), NULL, NULL, 0)
+	    : NULL,
+		   *res = NULL;
+	struct axp_eval_opts o;
+	char *out;
+
+	memset(&o, 0, sizeof(o));
+	o.strict = strict;
+	if (q == NULL || axp_eval(q, in, &o, &res, NULL) < 0)
+		out = axg_strdup("error");
+	else
+		out = axv_json_str(res);
+	axv_unref(res);
+	axv_unref(in);
+	axp_query_free(q);
+	return out;
+}
+
+/* A rule whose value depends on the policy alone is made once, by the
+ * first evaluation that needs it, and kept: not one that reads input, is
+ * nondeterministic, prints, or met a builtin error it made undefined. */
+static void
+test_pure_rules(void)
+{
+	static const char m[] =
+	    "package t\n"
+	    "mode := object.get(data.cfg, \"mode\", \"proxy\")\n"
+	    "modes := {m | some m in data.cfg.all}\n"
+	    "uses := count(modes) + 1\n"
+	    "host := input.host\n"
+	    "now := time.now_ns()\n"
+	    "loud := 1 if print(\"x\")\n"
+	    "nums := [x | some s in [\"1\", \"a\"]\nx := to_number(s)]\n"
+	    "r := [mode, uses]\n"
+	    "w := [mode, uses] if {\n"
+	    "true with data.cfg as {\"mode\": \"block\", \"all\": []}\n"
+	    "} \n"
+	    "v := x if {\nx := [mode, uses] with data.cfg as {\"mode\": "
+	    "\"block\", \"all\": []}\n}\n";
+	static const char data[] =
+	    "{\"cfg\": {\"mode\": \"allow\", \"all\": [1, 2, 2]}}";
+	static const char *const pure[] = { "data.t.mode", "data.t.modes",
+		"data.t.uses", "data.t.r" };
+	static const char *const impure[] = { "data.t.host", "data.t.now",
+		"data.t.loud", "data.t.w", "data.t.v" };
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	const struct rgroup *g;
+	char *got;
+	int bad = 0;
+	size_t i;
+
+	axp_compiler_add_module(c, "t.rego", m, strlen(m));
+	c->data = axv_from_json(data, strlen(data), NULL, NULL, 0);
+	p = axp_compiler_compile(c);
+	for (i = 0; i < AXG_ARRAY_LEN(pure); i++)
+		bad += (g = find_group(p, pure[i])) == NULL || g->purity != 2;
+	for (i = 0; i < AXG_ARRAY_LEN(impure); i++)
+		bad += (g = find_group(p, impure[i])) == NULL || g->purity != 3;
+	is_int(bad, 0, "rules of the policy alone are pure, the others not");
+	got = eval_on(p,
+	    "x = [data.t.r, data.t.host, data.t.now > 0, "
+	    "data.t.loud]",
+	    "{\"host\": \"h\"}", false);
+	is_str(got, "[{\"x\":[[\"allow\",3],\"h\",true,1]}]", "their values");
+	free(got);
+	g = find_group(p, "data.t.r");
+	ok(g != NULL && g->pre != NULL, "a pure rule's value is kept");
+	g = find_group(p, "data.t.host");
+	ok(g != NULL && g->pre == NULL, "not one that reads input");
+	got = eval_on(p, "x = data.t.host", "{\"host\": \"k\"}", false);
+	is_str(got, "[{\"x\":\"k\"}]", "which reads each input");
+	free(got);
+	got = eval_on(p, "x = data.t.r", NULL, false);
+	is_str(got, "[{\"x\":[\"allow\",3]}]", "the kept value, again");
+	free(got);
+	got = eval_on(p, "x = data.t.v", NULL, false);
+	is_str(got, "[{\"x\":[\"block\",1]}]",
+	    "under a with-modifier on data the rules are evaluated again");
+	free(got);
+	got =
+	    eval_on(p, "x = data.t.r with data.cfg.mode as \"m\"", NULL, false);
+	is_str(got, "[{\"x\":[\"m\",3]}]", "as under a query's");
+	free(got);
+	got = eval_on(p, "x = data.t.nums", NULL, false);
+	is_str(got, "[{\"x\":[1]}]", "a builtin error made undefined");
+	free(got);
+	g = find_group(p, "data.t.nums");
+	ok(g != NULL && g->pre == NULL, "keeps the value from being kept");
+	got = eval_on(p, "x = data.t.nums", NULL, true);
+	is_str(got, "error", "so that a strict evaluation still fails");
+	free(got);
+	axp_policy_free(p);
+	axp_compiler_free(c);
+}
+
 int
 main(void)
 {
@@ -1186,6 +1288,7 @@ main(void)
 	test_range_fusion();
 	test_basedata_fusion();
 	test_dot_test();
+	test_pure_rules();
 	test_lending();
 	test_small_ints();
 	test_memory();
