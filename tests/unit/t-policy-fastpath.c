@@ -1035,33 +1035,43 @@ test_range_fusion(void)
 	}
 }
 
-/* The JSON of data.t.r on a module with base data and an input. */
+/* Evaluate query on p (prepared each time), as JSON or "error". */
 static char *
-eval_data(const char *module, const char *data, const char *input, bool strict)
+eval_on(struct axp_policy *p, const char *query, const char *input, bool strict)
 {
-	struct axp_compiler *c = axp_compiler_new();
-	struct axp_policy *p;
-	struct axp_query *q;
+	struct axp_query *q = axp_query_prepare(p, query, NULL);
+	struct axv *in = input
+	    ? axv_from_json(input, strlen(input), NULL, NULL, 0)
+	    : NULL,
+		   *res = NULL;
 	struct axp_eval_opts o;
-	struct axv *in, *res = NULL;
 	char *out;
 
-	axp_compiler_add_module(c, "t.rego", module, strlen(module));
-	c->data = axv_from_json(data, strlen(data), NULL, NULL, 0);
-	p = axp_compiler_compile(c);
-	q = p != NULL ? axp_query_prepare(p, "x = data.t.r", NULL) : NULL;
-	in = axv_from_json(input, strlen(input), NULL, NULL, 0);
 	memset(&o, 0, sizeof(o));
 	o.strict = strict;
-	if (q == NULL)
-		out = axg_strdup("compile error");
-	else if (axp_eval(q, in, &o, &res, NULL) < 0)
+	if (q == NULL || axp_eval(q, in, &o, &res, NULL) < 0)
 		out = axg_strdup("error");
 	else
 		out = axv_json_str(res);
 	axv_unref(res);
 	axv_unref(in);
 	axp_query_free(q);
+	return out;
+}
+
+/* The JSON of data.t.r on a module with base data and an input. */
+static char *
+eval_data(const char *module, const char *data, const char *input, bool strict)
+{
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	char *out;
+
+	axp_compiler_add_module(c, "t.rego", module, strlen(module));
+	c->data = axv_from_json(data, strlen(data), NULL, NULL, 0);
+	p = axp_compiler_compile(c);
+	out = p != NULL ? eval_on(p, "x = data.t.r", input, strict)
+			: axg_strdup("compile error");
 	axp_policy_free(p);
 	axp_compiler_free(c);
 	return out;
@@ -1172,30 +1182,6 @@ test_dot_test(void)
 	}
 	free(f);
 	free(g);
-}
-
-/* Evaluate query on p (prepared each time), as JSON or "error". */
-static char *
-eval_on(struct axp_policy *p, const char *query, const char *input, bool strict)
-{
-	struct axp_query *q = axp_query_prepare(p, query, NULL);
-	struct axv *in = input
-	    ? axv_from_json(input, strlen(input), NULL, NULL, 0)
-	    : NULL,
-		   *res = NULL;
-	struct axp_eval_opts o;
-	char *out;
-
-	memset(&o, 0, sizeof(o));
-	o.strict = strict;
-	if (q == NULL || axp_eval(q, in, &o, &res, NULL) < 0)
-		out = axg_strdup("error");
-	else
-		out = axv_json_str(res);
-	axv_unref(res);
-	axv_unref(in);
-	axp_query_free(q);
-	return out;
 }
 
 /* A rule whose value depends on the policy alone is made once, by the
