@@ -3571,6 +3571,116 @@ free_tree(struct dnode *n)
 	free(n->kids);
 }
 
+/*
+ * Definitions of a complete rule that cannot both succeed.  A rule written
+ *   r := a if { P; T; ... }
+ *   r := b if { P; not T; ... }
+ * (P and T the same statements, P with at most one solution) evaluates
+ * the second body only to find that not T fails: when the first one
+ * succeeded, P and T had a solution, and P has only that one.  The second
+ * is marked excluded by the first, and the evaluator skips it when the
+ * first had a solution (else it runs as before).
+ */
+static bool
+opd_same(const struct opd *x, const struct opd *y)
+{
+	uint32_t i, n;
+
+	if (x->kind != y->kind || x->sorted != y->sorted)
+		return false;
+	switch (x->kind) {
+	case OPD_CONST:
+		return axv_equal(x->val, y->val);
+	case OPD_LOCAL:
+		return x->slot == y->slot;
+	case OPD_ARRAY:
+	case OPD_SET:
+	case OPD_OBJECT:
+		if (x->n != y->n)
+			return false;
+		n = x->kind == OPD_OBJECT ? 2 * x->n : x->n;
+		for (i = 0; i < n; i++)
+			if (!opd_same(&x->items[i], &y->items[i]))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* A statement with at most one solution, the same in every body of the
+ * group (no iteration, no nested block, no with-modifier). */
+static bool
+stmt_single(const struct stmt *s)
+{
+	switch ((enum ir_opcode)s->op) {
+	case IR_INPUT:
+	case IR_BASEDATA:
+	case IR_DOT:
+	case IR_RULE:
+	case IR_CALL:
+	case IR_CALLFN:
+	case IR_UNIFY:
+	case IR_TRUTHY:
+		return s->blk == NULL && s->nalts == 0 &&
+		    (s->bi == NULL || (s->bi->flags & AXP_BIF_NONDET) == 0);
+	default:
+		return false;
+	}
+}
+
+static bool
+stmt_same(const struct stmt *x, const struct stmt *y)
+{
+	uint32_t j;
+
+	if (!stmt_single(x) || x->op != y->op || x->out != y->out ||
+	    x->kind != y->kind || x->bi != y->bi || x->rg != y->rg ||
+	    x->node != y->node || x->ikey != y->ikey || x->pre != y->pre ||
+	    x->nargs != y->nargs || !opd_same(&x->a, &y->a) ||
+	    !opd_same(&x->b, &y->b) || !opd_same(&x->c, &y->c) ||
+	    (x->path != y->path &&
+		(x->path == NULL || y->path == NULL ||
+		    !axv_equal(x->path, y->path))))
+		return false;
+	for (j = 0; j < x->nargs; j++)
+		if (!opd_same(&x->args[j], &y->args[j]))
+			return false;
+	return true;
+}
+
+static void
+mark_exclusive(struct rgroup *g)
+{
+	uint32_t ai, bi, k, j;
+
+	if (g->kind != RG_COMPLETE)
+		return;
+	for (bi = 1; bi < g->ndefs && bi < 64; bi++) {
+		struct rdef *b = g->defs[bi];
+		const struct block *t;
+		if (b->els != NULL || b->nargs != 0)
+			continue;
+		for (k = 0; k < b->body->n && stmt_single(&b->body->s[k]); k++)
+			;
+		if (k == b->body->n || b->body->s[k].op != IR_NOT)
+			continue;
+		t = b->body->s[k].blk;
+		for (ai = 0; ai < bi && b->excl_by == 0; ai++) {
+			const struct rdef *a = g->defs[ai];
+			bool same = a->els == NULL && a->nargs == 0 &&
+			    t->n > 0 && a->body->n >= k + t->n;
+			for (j = 0; same && j < k; j++)
+				same =
+				    stmt_same(&a->body->s[j], &b->body->s[j]);
+			for (j = 0; same && j < t->n; j++)
+				same = stmt_same(&a->body->s[k + j], &t->s[j]);
+			if (same)
+				b->excl_by = ai + 1;
+		}
+	}
+}
+
 static bool group_pure(struct rgroup *g);
 
 /* Whether block b (and those in it) reads no input, applies no
@@ -3685,8 +3795,10 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	C.rule_sfx[0] = '\0';
 	if (C.nerr == 0)
 		check_recursion(&C);
-	for (i = 0; C.nerr == 0 && i < pol->ngroups; i++)
+	for (i = 0; C.nerr == 0 && i < pol->ngroups; i++) {
 		(void)group_pure(pol->groups[i]);
+		mark_exclusive(pol->groups[i]);
+	}
 	if (C.nerr > 0) {
 		pol->arena = NULL;
 		axp_policy_free_int(pol);

@@ -766,6 +766,7 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 {
 	struct collector *saved_col = ev->col;
 	uint32_t i, j, n = g->ndefs;
+	uint64_t solved = 0; /* bit i: definition i had a solution */
 	int rc = 0;
 	struct rdef *const *defs = g->defs;
 
@@ -777,8 +778,11 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 		n = 1;
 	}
 	for (i = 0; i < n && rc >= 0; i++) {
-		const struct rdef *d;
-		for (d = defs[i]; d != NULL; d = d->els) {
+		const struct rdef *d = defs[i];
+		size_t first = c->count;
+		if (d->excl_by != 0 && (solved >> (d->excl_by - 1) & 1) != 0)
+			continue; /* cannot succeed: mark_exclusive() */
+		for (; d != NULL; d = d->els) {
 			size_t saved_fp, before = c->count, mark;
 			bool ok = true;
 			if (frame_push(ev, d->nslots, &saved_fp) < 0) {
@@ -797,6 +801,8 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 			if (rc < 0 || c->count > before)
 				break;
 		}
+		if (c->count > first && i < 64)
+			solved |= (uint64_t)1 << i;
 	}
 	ev->col = saved_col;
 	return rc < 0 ? -1 : 0;

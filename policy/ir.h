@@ -110,6 +110,9 @@ struct rdef {
 	struct opd *args; /* patterns, functions */
 	uint32_t nargs;
 	struct rdef *els;
+	/* 1 + the index of an earlier definition of the group whose success
+	 * means this one has no solution (see mark_exclusive), or 0 */
+	uint32_t excl_by;
 };
 
 struct rgroup {

@@ -1262,6 +1262,71 @@ test_pure_rules(void)
 	axp_compiler_free(c);
 }
 
+/* r := a if { P; T } and r := b if { P; not T }: the second body is not
+ * run when the first succeeded, with the same answers as when it is. */
+static void
+test_exclusive_defs(void)
+{
+	static const char *const inputs[] = {
+		"{\"m\": {\"ports\": [443]}, \"p\": 443}",
+		"{\"m\": {\"ports\": [443]}, \"p\": 80}",
+		"{\"m\": {}, \"p\": 443}", "{\"p\": 443}", "{}",
+		"{\"m\": {\"ports\": [443]}, \"p\": 443, \"fail\": true}",
+		"{\"m\": {\"ports\": 7}, \"p\": 443}"
+	};
+	/* @: a statement that makes the bodies differ (no exclusion) */
+	static const char mod[] =
+	    "package t\n"
+	    "r := {\"ok\": true, \"m\": m} if {\n"
+	    "m := input.m\ninput.p in m.ports\nnot input.fail\n}\n"
+	    "r := {\"ok\": false, \"m\": m} if {\n"
+	    "m := input.m@\nnot input.p in m.ports\n}\n";
+	char *f = with_use(mod, ""), *g = with_use(mod, "\ntrue");
+	struct axp_compiler *c;
+	struct axp_policy *p;
+	const struct rgroup *gr;
+	int bad = 0, strict;
+	size_t i;
+
+	for (strict = 0; strict < 2; strict++)
+		for (i = 0; i < AXG_ARRAY_LEN(inputs); i++) {
+			char *a =
+			    eval_query(f, "x = data.t.r", inputs[i], strict);
+			char *b =
+			    eval_query(g, "x = data.t.r", inputs[i], strict);
+			if (strcmp(a, b) != 0) {
+				bad++;
+				tap_diag("input %s: %s vs %s", inputs[i], a, b);
+			}
+			free(a);
+			free(b);
+		}
+	is_int(bad, 0, "exclusive definitions: same answers as both run");
+	p = compile_mod(f, &c);
+	gr = find_group(p, "data.t.r");
+	ok(gr != NULL && gr->ndefs == 2 && gr->defs[1]->excl_by == 1,
+	    "the second definition is marked excluded by the first");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	p = compile_mod(g, &c);
+	gr = find_group(p, "data.t.r");
+	ok(gr != NULL && gr->ndefs == 2 && gr->defs[1]->excl_by == 0,
+	    "not when the bodies differ before the not");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	free(f);
+	free(g);
+	/* a body with several solutions before the test: both run, and
+	 * their conflict is found */
+	f = eval_query("package t\n"
+		       "r := 1 if {\nsome x in input.xs\nx > 1\n}\n"
+		       "r := 2 if {\nsome x in input.xs\nnot x > 1\n}\n",
+	    "x = data.t.r", "{\"xs\": [1, 2]}", false);
+	like_str(f, "complete rules must not produce multiple outputs",
+	    "an iteration before the test: the conflict is found");
+	free(f);
+}
+
 int
 main(void)
 {
@@ -1275,6 +1340,7 @@ main(void)
 	test_basedata_fusion();
 	test_dot_test();
 	test_pure_rules();
+	test_exclusive_defs();
 	test_lending();
 	test_small_ints();
 	test_memory();
