@@ -1327,6 +1327,24 @@ test_exclusive_defs(void)
 	free(f);
 }
 
+/* Comparisons of two int64 numbers take a shortcut: the same order as
+ * the general comparison, at int64's ends and against other numbers. */
+static void
+test_int_compare(void)
+{
+	char *got = eval_expr("[9223372036854775807 > -9223372036854775808, "
+			      "-9223372036854775808 < 0, 2 <= 2, 3 >= 4, "
+			      "1 < 1.5, 2 > 1.5, 1 == 1.0, 1 != 2, "
+			      "18446744073709551616 > 9223372036854775807, "
+			      "-18446744073709551616 < -9223372036854775808, "
+			      "7 < \"7\"]",
+	    false);
+
+	is_str(got, "[true,true,true,false,true,true,true,true,true,true,true]",
+	    "int64 comparisons, and against floats, big numbers, strings");
+	free(got);
+}
+
 int
 main(void)
 {
@@ -1341,6 +1359,7 @@ main(void)
 	test_dot_test();
 	test_pure_rules();
 	test_exclusive_defs();
+	test_int_compare();
 	test_lending();
 	test_small_ints();
 	test_memory();
