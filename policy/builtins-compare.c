@@ -3,11 +3,26 @@
 
 #include "policy/builtins.h"
 
+/* axv_compare, with two int64 numbers (a port against a range's ends)
+ * compared at once. */
+static inline int
+cmp_args(struct axv *const *args)
+{
+	const struct axv *a = args[0], *b = args[1];
+
+	if (a->kind == AXV_NUMBER && b->kind == AXV_NUMBER &&
+	    a->sub == AXV_NUM_INT && b->sub == AXV_NUM_INT) {
+		int64_t x = AXV_NUM(a)->i, y = AXV_NUM(b)->i;
+		return x < y ? -1 : x > y;
+	}
+	return axv_compare(a, b);
+}
+
 #define CMP_BUILTIN(fname, expr)                                               \
 	static int fname(struct axp_bctx *ctx, struct axv *const *args,        \
 	    struct axv **out)                                                  \
 	{                                                                      \
-		int c = axv_compare(args[0], args[1]);                         \
+		int c = cmp_args(args);                                        \
 		(void)ctx;                                                     \
 		*out = axv_bool(expr);                                         \
 		return AXP_BI_OK;                                              \

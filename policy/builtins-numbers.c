@@ -42,6 +42,30 @@ bi_range(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	return make_range(ctx, a, b, 1, out);
 }
 
+struct axv axp_range_marker = { .refs = AXV_IMMORTAL, .kind = AXV_NULL };
+
+/* internal.range_check(a, b): numbers.range(a, b) for the scan right after
+ * it, which walks the range itself (fuse_range, compile.c): the checks and
+ * errors of numbers.range, and the marker instead of the array. */
+static int
+bi_range_check(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	const char *name = ctx->name;
+	int64_t a, b;
+	uint64_t span;
+
+	ctx->name = "numbers.range";
+	if (axp_bia_int(ctx, args, 1, &a) < 0 ||
+	    axp_bia_int(ctx, args, 2, &b) < 0)
+		return AXP_BI_ERROR;
+	span = a <= b ? (uint64_t)b - (uint64_t)a : (uint64_t)a - (uint64_t)b;
+	if (span >= RANGE_MAX)
+		return make_range(ctx, a, b, 1, out); /* its error */
+	ctx->name = name;
+	*out = &axp_range_marker;
+	return AXP_BI_OK;
+}
+
 static int
 bi_range_step(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
@@ -66,6 +90,8 @@ bi_range_step(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 
 const struct axp_builtin axp_builtins_numbers[] = {
 	{ "numbers.range", 2, bi_range, "(number, number) => array[number]",
+	    0 },
+	{ "internal.range_check", 2, bi_range_check, "(number, number) => null",
 	    0 },
 	{ "numbers.range_step", 3, bi_range_step,
 	    "(number, number, number) => array[number]", 0 },

@@ -514,9 +514,14 @@ sprintf_simple(const struct axv *fmt, const struct axv *arr, struct axv **out)
 		int64_t i;
 		size_t n;
 		if (*p != '%') {
-			if (len == sizeof(buf))
+			/* the literal text up to the next verb, at once */
+			const char *q = memchr(p, '%', (size_t)(end - p));
+			n = (size_t)((q ? q : end) - p);
+			if (n > sizeof(buf) - len)
 				return false;
-			buf[len++] = *p;
+			memcpy(buf + len, p, n);
+			len += n;
+			p += n - 1;
 			continue;
 		}
 		if (++p == end)

@@ -529,6 +529,184 @@ bi_split(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	return AXP_BI_OK;
 }
 
+/*
+ * split(s, sep) read only by count() and by concat(sep, array.slice(...))
+ * with the same sep: the compiler (fuse_calls, compile.c) then keeps s
+ * itself instead of the pieces, and these three stand for the calls,
+ * walking the separators of s instead of building the pieces.  Each takes
+ * the array of pieces instead when it gets one (the evaluator makes the
+ * real calls where a with-modifier could replace a builtin).
+ */
+
+/* The position of the next separator of s at or after from, or n. */
+static size_t
+next_sep(const char *s, size_t n, const char *sep, size_t sn, size_t from)
+{
+	const char *p;
+
+	if (from >= n)
+		return n;
+	p = memmem(s + from, n - from, sep, sn);
+	return p ? (size_t)(p - s) : n;
+}
+
+/* The separator at s[at] ends piece *k: note where piece last ends and
+ * piece first starts. */
+static inline void
+piece_end(size_t at, size_t sn, int64_t *k, int64_t first, int64_t last,
+    size_t *from, size_t *to)
+{
+	if (*k == last)
+		*to = at;
+	if (++*k == first)
+		*from = at + sn;
+}
+
+/* walk_pieces() for a one-byte separator c: a host name is short, and a
+ * loop over its bytes (eight at a time) beats calls of memchr. */
+static size_t
+walk_pieces_byte(const char *s, size_t n, char c, int64_t first, int64_t last,
+    size_t *from, size_t *to)
+{
+	size_t at = 0;
+	int64_t k = 0;
+
+	if (first == 0)
+		*from = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		/* z: the high bit of each byte of w that is zero, exactly
+		 * (no carry crosses a byte) */
+		const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full,
+			       cc = 0x0101010101010101ull * (unsigned char)c;
+		for (; at + 8 <= n; at += 8) {
+			uint64_t w, z;
+			memcpy(&w, s + at, 8);
+			w ^= cc;
+			z = ~(((w & lo7) + lo7) | w | lo7);
+			for (; z != 0; z &= z - 1)
+				piece_end(at +
+					(size_t)(__builtin_ctzll(z) >> 3),
+				    1, &k, first, last, from, to);
+		}
+	}
+#endif
+	for (; at < n; at++)
+		if (s[at] == c)
+			piece_end(at, 1, &k, first, last, from, to);
+	if (k == last)
+		*to = n;
+	return (size_t)k + 1;
+}
+
+/* Walk the pieces of split(s, sep): their number, and where piece first
+ * starts (*from) and piece last ends (*to; n if there is no piece last).
+ * With sep "", the pieces are the code points. */
+static size_t
+walk_pieces(const char *s, size_t n, const char *sep, size_t sn, int64_t first,
+    int64_t last, size_t *from, size_t *to)
+{
+	size_t i = 0, at;
+	int64_t k = 0;
+	uint32_t cp;
+
+	*from = *to = n;
+	if (sn == 1)
+		return walk_pieces_byte(s, n, sep[0], first, last, from, to);
+	if (sn == 0) {
+		for (; i < n; k++) {
+			if (k == first)
+				*from = i;
+			i += axv_utf8_next(s + i, n - i, &cp);
+			if (k == last)
+				*to = i;
+		}
+		return (size_t)k;
+	}
+	for (;; k++) {
+		at = next_sep(s, n, sep, sn, i);
+		if (k == first)
+			*from = i;
+		if (k == last)
+			*to = at;
+		if (at >= n)
+			return (size_t)k + 1;
+		i = at + sn;
+	}
+}
+
+/* internal.split_check(s, sep): s, if split(s, sep) would succeed. */
+static int
+bi_split_check(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	const char *name = ctx->name;
+
+	ctx->name = "split";
+	if (!want_strings(ctx, args, 2))
+		return AXP_BI_ERROR;
+	ctx->name = name;
+	*out = axv_ref(args[0]);
+	return AXP_BI_OK;
+}
+
+/* internal.split_count(s, sep): count(split(s, sep)). */
+static int
+bi_split_count(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	size_t from, to;
+
+	if (axv_kind(args[0]) != AXV_STRING) {
+		ctx->name = "count";
+		if (axv_count(args[0]) < 0)
+			return axp_bi_type_error(ctx, 1,
+			    "one of {array, object, set, string}", args[0]);
+		*out = axv_int(axv_count(args[0]));
+		return AXP_BI_OK;
+	}
+	*out =
+	    axv_int((int64_t)walk_pieces(axv_str(args[0]), axv_strlen(args[0]),
+		axv_str(args[1]), axv_strlen(args[1]), -1, -1, &from, &to));
+	return AXP_BI_OK;
+}
+
+/* internal.split_join(sep, s, start, stop): concat(sep,
+ * array.slice(split(s, sep), start, stop)), which is the part of s from
+ * piece start to piece stop - 1. */
+static int
+bi_split_join(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	const char *name = ctx->name, *s, *sep;
+	int64_t start, stop, len;
+	size_t n, sn, from, to;
+
+	if (axv_kind(args[1]) != AXV_STRING)
+		return bi_concat_slice(ctx, args, out);
+	ctx->name = "array.slice";
+	if (axp_bia_int(ctx, args + 1, 2, &start) < 0 ||
+	    axp_bia_int(ctx, args + 1, 3, &stop) < 0)
+		return AXP_BI_ERROR;
+	ctx->name = "concat";
+	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
+		return AXP_BI_ERROR;
+	ctx->name = name;
+	s = axv_str(args[1]);
+	n = axv_strlen(args[1]);
+	sep = axv_str(args[0]);
+	sn = axv_strlen(args[0]);
+	if (start < 0)
+		start = 0;
+	len = (int64_t)walk_pieces(s, n, sep, sn, start,
+	    stop > 0 ? stop - 1 : -1, &from, &to);
+	if (stop > len)
+		stop = len; /* then to is n, where the last piece ends */
+	if (start >= stop) {
+		*out = axv_string("", 0);
+		return AXP_BI_OK;
+	}
+	*out = axv_string(s + from, to - from);
+	return AXP_BI_OK;
+}
+
 /* strings.split_n(s, sep, n): the first n pieces (n > 0), the last -n
  * (n < 0), none for 0. */
 static int
@@ -779,6 +957,12 @@ const struct axp_builtin axp_builtins_strings[] = {
 	{ "strings.replace_n", 2, bi_replace_n,
 	    "(object[string: string], string) => string", 0 },
 	{ "split", 2, bi_split, "(string, string) => array[string]", 0 },
+	{ "internal.split_check", 2, bi_split_check,
+	    "(string, string) => string", 0 },
+	{ "internal.split_count", 2, bi_split_count, "(any, string) => number",
+	    0 },
+	{ "internal.split_join", 4, bi_split_join,
+	    "(string, any, number, number) => string", 0 },
 	{ "strings.split_n", 3, bi_split_n,
 	    "(string, string, number) => array[string]", 0 },
 	{ "trim", 2, bi_trim, "(string, string) => string", 0 },

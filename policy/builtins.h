@@ -72,6 +72,10 @@ struct axp_builtin {
 	unsigned flags;	  /* AXP_BIF_* */
 };
 
+/* What internal.range_check gives: the range it checked is to be walked by
+ * the scan after it (RSCAN), not made. */
+extern struct axv axp_range_marker;
+
 /* Record an error "NAME: message" with code; returns AXP_BI_ERROR. */
 int axp_bi_error(struct axp_bctx *ctx, enum axp_errcode code, const char *fmt,
     ...) AXG_PRINTF(3, 4);

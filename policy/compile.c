@@ -40,6 +40,7 @@ struct comp {
 	 * that a hostile nesting of calls ends with an error, not a hang. */
 	unsigned long order_work;
 	bool order_exhausted, order_reported;
+	bool query; /* compiling a query: the policy is not to change */
 };
 
 #define ORDER_WORK_MAX 4000000ul
@@ -1139,6 +1140,25 @@ report_undeclared(struct cc *cc, struct ast_term *t)
 }
 
 /* ---- lowering ---- */
+/* The memo index (plus one) of input key k, 0 for none: a policy's rules
+ * number their keys; a query uses those numbers and adds none. */
+static uint32_t
+input_key(struct comp *C, struct axv *k)
+{
+	struct axp_policy *p = C->pol;
+	uint32_t i;
+
+	for (i = 0; i < p->ninkeys; i++)
+		if (axv_equal(p->inkeys[i], k))
+			return i + 1;
+	if (C->query || p->ninkeys == AXP_MAX_INKEYS)
+		return 0;
+	p->inkeys =
+	    axg_reallocarray(p->inkeys, p->ninkeys + 1, sizeof(*p->inkeys));
+	p->inkeys[p->ninkeys++] = k;
+	return p->ninkeys;
+}
+
 static struct stmt *
 emit(struct sbuf *sb, enum ir_opcode op, const struct ast_loc *loc)
 {
@@ -1459,8 +1479,10 @@ lower_ref(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 		}
 		s = emit(sb, IR_INPUT, &t->loc);
 		s->out = temp(cc);
-		if (skip)
+		if (skip) {
 			s->a = k;
+			s->ikey = input_key(cc->C, k.val);
+		}
 		if (skip && !sb->no_cse) {
 			if (sb->ncse == sb->capcse) {
 				sb->capcse = sb->capcse ? sb->capcse * 2 : 8;
@@ -1636,6 +1658,270 @@ fuse_concat_slice(struct cc *cc, const struct ast_term *t,
 	last->c = out;
 	mark_bound_opd(cc, &out);
 	return true;
+}
+
+/*
+ * split(x, sep) whose pieces are only counted and joined back with the same
+ * sep (count(p), concat(sep, array.slice(p, i, j))): the parent domains of
+ * a host name are computed this way.  Such a join is a part of x, so the
+ * pieces need not be made: the split becomes internal.split_check (x, with
+ * split's operand checks), the count internal.split_count and the join
+ * internal.split_join, which walk the separators of x.  Only in a rule body
+ * without with-modifiers (the evaluator makes the real calls wherever one
+ * could replace a builtin, and needs that to hold for the whole body).
+ */
+static bool
+opd_uses(const struct opd *o, uint32_t slot)
+{
+	uint32_t i, n;
+
+	switch (o->kind) {
+	case OPD_LOCAL:
+		return o->slot == slot;
+	case OPD_ARRAY:
+	case OPD_SET:
+	case OPD_OBJECT:
+		n = o->kind == OPD_OBJECT ? 2 * o->n : o->n;
+		for (i = 0; i < n; i++)
+			if (opd_uses(&o->items[i], slot))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+static bool
+is_call_to(const struct stmt *s, const char *name, uint32_t nargs)
+{
+	return s->op == IR_CALL && s->bi != NULL && s->nargs == nargs &&
+	    strcmp(s->bi->name, name) == 0;
+}
+
+/* s is count(slot) or concat_slice(sep, slot, i, j) reading slot nowhere
+ * else. */
+static bool
+is_piece_use(const struct stmt *s, uint32_t slot, const struct axv *sep)
+{
+	if (is_call_to(s, "count", 1))
+		return s->args[0].kind == OPD_LOCAL &&
+		    s->args[0].slot == slot && !opd_uses(&s->c, slot);
+	if (is_call_to(s, "internal.concat_slice", 4))
+		return s->args[0].kind == OPD_CONST &&
+		    axv_equal(s->args[0].val, sep) &&
+		    s->args[1].kind == OPD_LOCAL && s->args[1].slot == slot &&
+		    !opd_uses(&s->args[2], slot) &&
+		    !opd_uses(&s->args[3], slot) && !opd_uses(&s->c, slot);
+	return false;
+}
+
+static bool
+writes_out(const struct stmt *s)
+{
+	switch ((enum ir_opcode)s->op) {
+	case IR_INPUT:
+	case IR_BASEDATA:
+	case IR_DATA:
+	case IR_RULE:
+	case IR_DOT:
+	case IR_COMPR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The statements a fused call's result may be read by. */
+struct fused_use {
+	const struct stmt *def;	   /* the statement */
+	const struct axv *sep;	   /* split: its separator, or NULL */
+	const struct stmt *reader; /* else: the one statement reading it */
+};
+
+static bool
+fused_use_ok(const struct stmt *s, uint32_t slot, const struct fused_use *u)
+{
+	if (s == u->def)
+		return true;
+	return u->sep != NULL ? is_piece_use(s, slot, u->sep) : s == u->reader;
+}
+
+/* Whether block b (and those in it) has no with-modifier and reads slot
+ * only in the statements u allows. */
+static bool
+only_read_by(const struct block *b, uint32_t slot, const struct fused_use *u)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < b->n; i++) {
+		const struct stmt *s = &b->s[i];
+		if (s->op == IR_WITH_PUSH || s->op == IR_WITH_POP)
+			return false;
+		if (fused_use_ok(s, slot, u))
+			continue;
+		if ((writes_out(s) && s->out == slot) ||
+		    opd_uses(&s->a, slot) || opd_uses(&s->b, slot) ||
+		    opd_uses(&s->c, slot))
+			return false;
+		for (j = 0; j < s->nargs; j++)
+			if (opd_uses(&s->args[j], slot))
+				return false;
+		if (s->blk != NULL && !only_read_by(s->blk, slot, u))
+			return false;
+		for (j = 0; j < s->nalts; j++)
+			if (!only_read_by(s->alts[j], slot, u))
+				return false;
+	}
+	if (opd_uses(&b->key, slot) || opd_uses(&b->val, slot))
+		return false;
+	for (j = 0; j < b->ndpath; j++)
+		if (opd_uses(&b->dpath[j], slot))
+			return false;
+	return true;
+}
+
+static void
+rewrite_piece_uses(struct comp *C, struct block *b, uint32_t slot,
+    const struct axv *sep, const struct opd *sepopd)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < b->n; i++) {
+		struct stmt *s = &b->s[i];
+		if (is_piece_use(s, slot, sep) && s->nargs == 1) {
+			struct opd *a2 = ast_alloc(C->A, 2 * sizeof(*a2));
+			a2[0] = s->args[0];
+			a2[1] = *sepopd;
+			s->args = a2;
+			s->nargs = 2;
+			s->bi = axp_builtin_lookup("internal.split_count", 20);
+		} else if (is_piece_use(s, slot, sep)) {
+			s->bi = axp_builtin_lookup("internal.split_join", 19);
+		}
+		if (s->blk != NULL)
+			rewrite_piece_uses(C, s->blk, slot, sep, sepopd);
+		for (j = 0; j < s->nalts; j++)
+			rewrite_piece_uses(C, s->alts[j], slot, sep, sepopd);
+	}
+}
+
+/*
+ * some x in numbers.range(a, b), the range read by nothing else: the call
+ * becomes internal.range_check (numbers.range's checks and errors) and the
+ * scan RSCAN, which walks from a to b without the array.  As for split,
+ * only in a body without with-modifiers, and the evaluator makes the real
+ * call where one from a caller could replace numbers.range (RSCAN then
+ * scans what it gave).
+ */
+static void
+fuse_range(struct block *body, struct block *b, uint32_t i)
+{
+	struct stmt *s = &b->s[i], *sc = &b->s[i + 1];
+	struct fused_use u = { .def = s, .sep = NULL, .reader = sc };
+
+	if (sc->op != IR_SCAN || sc->a.kind != OPD_LOCAL ||
+	    sc->a.slot != s->c.slot || sc->b.kind != OPD_NONE ||
+	    opd_uses(&sc->c, s->c.slot) || !only_read_by(body, s->c.slot, &u))
+		return;
+	s->bi = axp_builtin_lookup("internal.range_check", 20);
+	sc->op = IR_RSCAN;
+	sc->args = s->args;
+	sc->nargs = 2;
+}
+
+/* data.a.b[k] where data.a.b is base data: BASEDATA into a temporary that
+ * a DOT later in the block alone reads.  The DOT takes the path (and the
+ * value there) and the BASEDATA goes: one statement, one binding.  (The
+ * body has no with-modifier, so the base document is the same at the
+ * DOT; the evaluator looks it up again under a caller's with-modifier on
+ * data, as BASEDATA does.) */
+static void
+fuse_basedata(struct block *body, struct block *b, uint32_t i)
+{
+	struct stmt *s = &b->s[i], *dot = NULL;
+	struct fused_use u = { .def = s, .sep = NULL };
+	uint32_t j;
+
+	for (j = i + 1; j < b->n && dot == NULL; j++)
+		if (b->s[j].op == IR_DOT && b->s[j].path == NULL &&
+		    b->s[j].a.kind == OPD_LOCAL && b->s[j].a.slot == s->out)
+			dot = &b->s[j];
+	if (dot == NULL || opd_uses(&dot->b, s->out) || dot->out == s->out)
+		return;
+	u.reader = dot;
+	if (!only_read_by(body, s->out, &u))
+		return;
+	dot->path = s->path;
+	dot->pre = s->pre;
+	dot->a.kind = OPD_NONE;
+	memmove(s, s + 1, (b->n - i - 1) * sizeof(*s));
+	b->n--;
+}
+
+/* x[k] as a test (DOT into a temporary that only the TRUTHY after it
+ * reads): the DOT becomes the test, binding nothing, and the TRUTHY goes. */
+static void
+fuse_dot_test(struct block *body, struct block *b, uint32_t i)
+{
+	struct stmt *s = &b->s[i], *t = &b->s[i + 1];
+	struct fused_use u = { .def = s, .sep = NULL, .reader = t };
+
+	if (t->op != IR_TRUTHY || t->a.kind != OPD_LOCAL ||
+	    t->a.slot != s->out || !only_read_by(body, s->out, &u))
+		return;
+	s->kind = 1;
+	memmove(t, t + 1, (b->n - i - 2) * sizeof(*t));
+	b->n--;
+}
+
+/* Fuse the statements in b, a block of body (the whole rule body, whose
+ * arguments are args): split, numbers.range, base data lookups, tests of
+ * x[k]. */
+static void
+fuse_calls(struct comp *C, struct block *body, struct block *b,
+    const struct opd *args, uint32_t nargs)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < b->n; i++) {
+		struct stmt *s = &b->s[i];
+		bool split, range, ok;
+		if (s->op == IR_BASEDATA) {
+			fuse_basedata(body, b, i);
+			if (s->op != IR_BASEDATA) { /* gone: the next one */
+				i--;
+				continue;
+			}
+		}
+		if (s->op == IR_DOT && s->kind == 0 && i + 1 < b->n)
+			fuse_dot_test(body, b, i);
+		split = is_call_to(s, "split", 2) &&
+		    s->args[1].kind == OPD_CONST &&
+		    axv_kind(s->args[1].val) == AXV_STRING;
+		range = i + 1 < b->n && is_call_to(s, "numbers.range", 2);
+		ok = (split || range) && s->c.kind == OPD_LOCAL;
+		for (j = 0; ok && j < s->nargs; j++)
+			ok = !opd_uses(&s->args[j], s->c.slot);
+		for (j = 0; ok && j < nargs; j++)
+			ok = !opd_uses(&args[j], s->c.slot);
+		if (ok && range)
+			fuse_range(body, b, i);
+		if (ok && split) {
+			struct fused_use u = { .def = s,
+				.sep = s->args[1].val };
+			if (only_read_by(body, s->c.slot, &u)) {
+				rewrite_piece_uses(C, body, s->c.slot,
+				    s->args[1].val, &s->args[1]);
+				s->bi =
+				    axp_builtin_lookup("internal.split_check",
+					20);
+			}
+		}
+		if (s->blk != NULL)
+			fuse_calls(C, body, s->blk, args, nargs);
+		for (j = 0; j < s->nalts; j++)
+			fuse_calls(C, body, s->alts[j], args, nargs);
+	}
 }
 
 /* print(a, b, ...) as internal.print([{x | x = a}, {x | x = b}, ...]):
@@ -2036,14 +2322,9 @@ fuse_unify(struct cc *cc, struct sbuf *sb, struct stmt *last,
 		last->c = *pat;
 		mark_bound_opd(cc, pat);
 		return true;
-	case IR_INPUT:
-	case IR_BASEDATA:
-	case IR_DATA:
-	case IR_RULE:
-	case IR_DOT:
-	case IR_COMPR:
-		if (last->out != val->slot || pat->kind != OPD_LOCAL ||
-		    cc->bound[pat->slot])
+	default:
+		if (!writes_out(last) || last->out != val->slot ||
+		    pat->kind != OPD_LOCAL || cc->bound[pat->slot])
 			return false;
 		last->out = pat->slot;
 		cc->bound[pat->slot] = true;
@@ -2051,8 +2332,6 @@ fuse_unify(struct cc *cc, struct sbuf *sb, struct stmt *last,
 			if (sb->cse[j].slot == val->slot)
 				sb->cse[j].slot = pat->slot;
 		return true;
-	default:
-		return false;
 	}
 }
 
@@ -3182,6 +3461,7 @@ compile_def(struct comp *C, struct rgroup *g, struct rdef *d,
 		b->dpath = dp;
 		b->ndpath = (uint32_t)ndyn;
 	}
+	fuse_calls(C, b, b, d->args, d->nargs);
 	d->body = b;
 	d->nslots = cc.nslots;
 	if (cc.nslots > C->pol->max_slots)
@@ -3291,6 +3571,168 @@ free_tree(struct dnode *n)
 	free(n->kids);
 }
 
+/*
+ * Definitions of a complete rule that cannot both succeed.  A rule written
+ *   r := a if { P; T; ... }
+ *   r := b if { P; not T; ... }
+ * (P and T the same statements, P with at most one solution) evaluates
+ * the second body only to find that not T fails: when the first one
+ * succeeded, P and T had a solution, and P has only that one.  The second
+ * is marked excluded by the first, and the evaluator skips it when the
+ * first had a solution (else it runs as before).
+ */
+static bool
+opd_same(const struct opd *x, const struct opd *y)
+{
+	uint32_t i, n;
+
+	if (x->kind != y->kind || x->sorted != y->sorted)
+		return false;
+	switch (x->kind) {
+	case OPD_CONST:
+		return axv_equal(x->val, y->val);
+	case OPD_LOCAL:
+		return x->slot == y->slot;
+	case OPD_ARRAY:
+	case OPD_SET:
+	case OPD_OBJECT:
+		if (x->n != y->n)
+			return false;
+		n = x->kind == OPD_OBJECT ? 2 * x->n : x->n;
+		for (i = 0; i < n; i++)
+			if (!opd_same(&x->items[i], &y->items[i]))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* A statement with at most one solution, the same in every body of the
+ * group (no iteration, no nested block, no with-modifier). */
+static bool
+stmt_single(const struct stmt *s)
+{
+	switch ((enum ir_opcode)s->op) {
+	case IR_INPUT:
+	case IR_BASEDATA:
+	case IR_DOT:
+	case IR_RULE:
+	case IR_CALL:
+	case IR_CALLFN:
+	case IR_UNIFY:
+	case IR_TRUTHY:
+		return s->blk == NULL && s->nalts == 0 &&
+		    (s->bi == NULL || (s->bi->flags & AXP_BIF_NONDET) == 0);
+	default:
+		return false;
+	}
+}
+
+static bool
+stmt_same(const struct stmt *x, const struct stmt *y)
+{
+	uint32_t j;
+
+	if (!stmt_single(x) || x->op != y->op || x->out != y->out ||
+	    x->kind != y->kind || x->bi != y->bi || x->rg != y->rg ||
+	    x->node != y->node || x->ikey != y->ikey || x->pre != y->pre ||
+	    x->nargs != y->nargs || !opd_same(&x->a, &y->a) ||
+	    !opd_same(&x->b, &y->b) || !opd_same(&x->c, &y->c) ||
+	    (x->path != y->path &&
+		(x->path == NULL || y->path == NULL ||
+		    !axv_equal(x->path, y->path))))
+		return false;
+	for (j = 0; j < x->nargs; j++)
+		if (!opd_same(&x->args[j], &y->args[j]))
+			return false;
+	return true;
+}
+
+static void
+mark_exclusive(struct rgroup *g)
+{
+	uint32_t ai, bi, k, j;
+
+	if (g->kind != RG_COMPLETE)
+		return;
+	for (bi = 1; bi < g->ndefs && bi < 64; bi++) {
+		struct rdef *b = g->defs[bi];
+		const struct block *t;
+		if (b->els != NULL || b->nargs != 0)
+			continue;
+		for (k = 0; k < b->body->n && stmt_single(&b->body->s[k]); k++)
+			;
+		if (k == b->body->n || b->body->s[k].op != IR_NOT)
+			continue;
+		t = b->body->s[k].blk;
+		for (ai = 0; ai < bi && b->excl_by == 0; ai++) {
+			const struct rdef *a = g->defs[ai];
+			bool same = a->els == NULL && a->nargs == 0 &&
+			    t->n > 0 && a->body->n >= k + t->n;
+			for (j = 0; same && j < k; j++)
+				same =
+				    stmt_same(&a->body->s[j], &b->body->s[j]);
+			for (j = 0; same && j < t->n; j++)
+				same = stmt_same(&a->body->s[k + j], &t->s[j]);
+			if (same)
+				b->excl_by = ai + 1;
+		}
+	}
+}
+
+static bool group_pure(struct rgroup *g);
+
+/* Whether block b (and those in it) reads no input, applies no
+ * with-modifier, builds no virtual document and calls only pure rules and
+ * functions and deterministic builtins. */
+static bool
+block_pure(const struct block *b)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < b->n; i++) {
+		const struct stmt *s = &b->s[i];
+		switch ((enum ir_opcode)s->op) {
+		case IR_INPUT:
+		case IR_DATA:
+		case IR_WITH_PUSH:
+		case IR_WITH_POP:
+			return false;
+		default:
+			break;
+		}
+		if ((s->bi != NULL && (s->bi->flags & AXP_BIF_NONDET)) ||
+		    (s->rg != NULL && !group_pure(s->rg)) ||
+		    (s->blk != NULL && !block_pure(s->blk)))
+			return false;
+		for (j = 0; j < s->nalts; j++)
+			if (!block_pure(s->alts[j]))
+				return false;
+	}
+	return true;
+}
+
+/* Sets g->purity (see ir.h); true if pure. */
+static bool
+group_pure(struct rgroup *g)
+{
+	const struct rdef *d;
+	uint32_t i;
+
+	if (g->purity != 0)
+		return g->purity == 2;
+	g->purity = 3; /* meanwhile: a cycle is not pure */
+	for (i = 0; i < g->ndefs; i++)
+		for (d = g->defs[i]; d != NULL; d = d->els)
+			if (!block_pure(d->body))
+				return false;
+	if (g->defdef != NULL && !block_pure(g->defdef->body))
+		return false;
+	g->purity = 2;
+	return true;
+}
+
 void axp_policy_free_int(struct axp_policy *p);
 
 void
@@ -3303,8 +3745,10 @@ axp_policy_free_int(struct axp_policy *p)
 	for (i = 0; i < p->ngroups; i++) {
 		free(p->groups[i]->defs);
 		free(p->groups[i]->deps);
+		axv_unref(p->groups[i]->pre);
 	}
 	free(p->groups);
+	free(p->inkeys);
 	if (p->root)
 		free_tree(p->root);
 	axv_unref(p->data);
@@ -3351,6 +3795,10 @@ axp_compile(struct ast_module **mods, size_t nmods, struct axv *data,
 	C.rule_sfx[0] = '\0';
 	if (C.nerr == 0)
 		check_recursion(&C);
+	for (i = 0; C.nerr == 0 && i < pol->ngroups; i++) {
+		(void)group_pure(pol->groups[i]);
+		mark_exclusive(pol->groups[i]);
+	}
 	if (C.nerr > 0) {
 		pol->arena = NULL;
 		axp_policy_free_int(pol);
@@ -3374,6 +3822,7 @@ axp_compile_query(struct axp_policy *pol, struct ast_body *body,
 	C.pol = pol;
 	C.A = arena;
 	C.ds = ds;
+	C.query = true;
 	cc_init(&cc, &C, NULL, &sc);
 	collect_body(&cc, body);
 	/* the user's variables, in order of declaration */

@@ -49,6 +49,8 @@ struct ev {
 	const struct axp_policy *pol;
 	const struct axp_query *q;
 	struct axv *input;
+	struct axv *input0;  /* the evaluation's own input */
+	struct axv **inmemo; /* input0[key] by input key: see in_key() */
 	struct axv **slots;
 	size_t fp, top, cap;
 	size_t *trail;
@@ -62,6 +64,8 @@ struct ev {
 	size_t nw;
 	struct collector *col;
 	uint64_t steps, max_steps;
+	uint64_t swallowed;  /* builtin errors made undefined (not strict) */
+	uint64_t next_check; /* the step at which limits are checked next */
 	int64_t mem_base, max_mem; /* axv_mem_live() at the start, the limit */
 	bool strict;
 	int64_t now_ns;
@@ -762,6 +766,7 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 {
 	struct collector *saved_col = ev->col;
 	uint32_t i, j, n = g->ndefs;
+	uint64_t solved = 0; /* bit i: definition i had a solution */
 	int rc = 0;
 	struct rdef *const *defs = g->defs;
 
@@ -773,8 +778,11 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 		n = 1;
 	}
 	for (i = 0; i < n && rc >= 0; i++) {
-		const struct rdef *d;
-		for (d = defs[i]; d != NULL; d = d->els) {
+		const struct rdef *d = defs[i];
+		size_t first = c->count;
+		if (d->excl_by != 0 && (solved >> (d->excl_by - 1) & 1) != 0)
+			continue; /* cannot succeed: mark_exclusive() */
+		for (; d != NULL; d = d->els) {
 			size_t saved_fp, before = c->count, mark;
 			bool ok = true;
 			if (frame_push(ev, d->nslots, &saved_fp) < 0) {
@@ -793,9 +801,26 @@ run_defs(struct ev *ev, const struct rgroup *g, struct collector *c,
 			if (rc < 0 || c->count > before)
 				break;
 		}
+		if (c->count > first && i < 64)
+			solved |= (uint64_t)1 << i;
 	}
 	ev->col = saved_col;
 	return rc < 0 ? -1 : 0;
+}
+
+/* Keep the value v of a pure group (ir.h) in the policy, for every later
+ * evaluation: it is the same in each, strict or not, as none of its
+ * builtins failed.  The first to publish wins. */
+static void
+publish_pure(const struct rgroup *g, struct axv *v)
+{
+	struct rgroup *w = (struct rgroup *)g;
+	struct axv *old = NULL;
+
+	axv_ref(v);
+	if (!__atomic_compare_exchange_n(&w->pre, &old, v, false,
+		__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		axv_unref(v);
 }
 
 static int
@@ -804,6 +829,8 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 {
 	struct collector c;
 	struct cent *ce = &ev->cache[g->id];
+	struct axv *pv;
+	uint64_t swallowed;
 	bool rep = false;
 
 	*out = NULL;
@@ -823,6 +850,15 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 	if (ce->state == 1)
 		return ev_error(ev, loc, AXP_ERR_EVAL_INTERNAL,
 		    "rule %s is recursive", g->name);
+	if (g->purity == 2 && ev->nov == 0 &&
+	    (pv = __atomic_load_n(&g->pre, __ATOMIC_ACQUIRE)) != NULL) {
+		/* a value of the policy alone, made by an earlier evaluation */
+		*out = lent != NULL ? pv : axv_ref(pv);
+		if (lent != NULL)
+			*lent = true;
+		return 0;
+	}
+	swallowed = ev->swallowed;
 	if (ev->nov > 0 && has_data_overlays(ev)) {
 		struct axv *v =
 		    apply_data_overlays(ev, g->node->path, NULL, &rep);
@@ -878,6 +914,9 @@ eval_group(struct ev *ev, const struct rgroup *g, const struct ast_loc *loc,
 		c.acc = apply_data_overlays(ev, g->node->path, c.acc, &rep);
 	ce->state = 2;
 	ce->v = c.acc;
+	if (g->purity == 2 && ev->nov == 0 && c.acc != NULL &&
+	    ev->swallowed == swallowed)
+		publish_pure(g, c.acc);
 	if (lent != NULL) {
 		*out = c.acc;
 		*lent = true;
@@ -996,8 +1035,10 @@ call_any(struct ev *ev, const struct rgroup *rg, const struct axp_builtin *bi,
 		return 0;
 	/* as OPA: a builtin's error makes its call undefined, unless
 	 * strict builtin errors are asked for */
-	if (!ev->strict)
+	if (!ev->strict) {
+		ev->swallowed++;
 		return 0;
+	}
 	return ev_error(ev, loc, ctx.code, "%s", ctx.msg);
 }
 
@@ -1206,6 +1247,34 @@ scan_coll(struct ev *ev, const struct block *b, uint32_t i,
 	return rc;
 }
 
+/* RSCAN: the integers from args[0] to args[1] (down when the first is the
+ * larger), as numbers.range orders them, when internal.range_check left its
+ * marker in a; else a holds what numbers.range gave (the evaluator made
+ * the real call: a with-modifier could replace it), scanned as it is. */
+static int
+rscan(struct ev *ev, const struct block *b, uint32_t i, const struct stmt *s)
+{
+	struct axv *lo = peek(ev, &s->args[0]), *hi = peek(ev, &s->args[1]);
+	int64_t from, to, step, k;
+	size_t mark = ev->ntrail;
+	int rc = 0;
+
+	if (peek(ev, &s->a) != &axp_range_marker || lo == NULL || hi == NULL ||
+	    !axv_num_get_i64(lo, &from) || !axv_num_get_i64(hi, &to))
+		return scan(ev, b, i, s);
+	step = from <= to ? 1 : -1;
+	for (k = from;; k += step) {
+		struct axv *v = axv_int(k); /* released after the undo: lent */
+		if (unify_lent(ev, &s->c, v))
+			rc = run(ev, b, i + 1);
+		undo(ev, mark);
+		axv_unref(v);
+		if (rc != 0 || k == to)
+			break;
+	}
+	return rc;
+}
+
 /* SCAN through a join index: only the candidates for the probe, in the
  * collection's order; everything when the index cannot answer (the
  * collection is not the indexed value, data or functions are
@@ -1320,13 +1389,39 @@ call_split(struct ev *ev, const struct stmt *s, struct axv *const *args,
 	return rc;
 }
 
+/* The builtins the compiler fused (internal.concat_slice, the
+ * internal.split_* and range_check of fuse_calls) as the calls they stand for,
+ * so that a with replacing one of those takes effect: 0 or -1 as call_any, 1
+ * when s calls none of them. */
+static int
+call_unfused(struct ev *ev, const struct stmt *s, struct axv *const *args,
+    struct axv **out)
+{
+	const char *n = s->bi->name;
+
+	if (strcmp(n, "internal.concat_slice") == 0 ||
+	    strcmp(n, "internal.split_join") == 0)
+		return call_split(ev, s, args, out);
+	if (strcmp(n, "internal.split_check") == 0)
+		return call_any(ev, NULL, axp_builtin_lookup("split", 5), args,
+		    2, &s->loc, out);
+	if (strcmp(n, "internal.split_count") == 0)
+		return call_any(ev, NULL, axp_builtin_lookup("count", 5), args,
+		    1, &s->loc, out);
+	if (strcmp(n, "internal.range_check") == 0)
+		return call_any(ev, NULL,
+		    axp_builtin_lookup("numbers.range", 13), args, 2, &s->loc,
+		    out);
+	return 1;
+}
+
 static int
 call_stmt(struct ev *ev, const struct stmt *s)
 {
 	struct axv *argv[16], **args = argv, *out = NULL;
 	uint32_t j, lentarr = 0; /* bit j: args[j] is from lend_array */
 	bool owned = false;	 /* some args[j] is to be released */
-	int rc = 0;
+	int rc = 0, r;
 
 	if (s->nargs > 16)
 		args = axg_calloc(s->nargs, sizeof(*args));
@@ -1348,8 +1443,9 @@ call_stmt(struct ev *ev, const struct stmt *s)
 		}
 	}
 	if (ev->nov > 0 && s->bi != NULL &&
-	    strcmp(s->bi->name, "internal.concat_slice") == 0) {
-		if (call_split(ev, s, args, &out) < 0) {
+	    strncmp(s->bi->name, "internal.", 9) == 0 &&
+	    (r = call_unfused(ev, s, args, &out)) <= 0) {
+		if (r < 0) {
 			rc = -1;
 			goto out;
 		}
@@ -1527,21 +1623,63 @@ op_any(struct ev *ev, const struct stmt *s)
 	return rc;
 }
 
+/* What DOT s found, r: bound to out (lent, or with a reference of its own
+ * when owned), or for a DOT that is a test (kind 1) no binding, and a
+ * solution unless r is false.  1 or 0. */
+static inline int
+dot_found(struct ev *ev, const struct stmt *s, struct axv *r, bool owned)
+{
+	if (s->kind != 0)
+		return axv_kind(r) != AXV_BOOL || axv_bool_get(r);
+	if (owned)
+		bind(ev, s->out, axv_ref(r));
+	else
+		lend(ev, s->out, r);
+	return 1;
+}
+
+/* A DOT statement with a path: the base document at path, [b] (the
+ * compiler fused a BASEDATA with the DOT reading it). */
+static int
+dot_base(struct ev *ev, const struct stmt *s)
+{
+	struct axv *k = peek(ev, &s->b), *kown = NULL, *base, *r;
+	int rc = 0;
+
+	if (k == NULL && s->b.kind != OPD_LOCAL)
+		k = kown = get(ev, &s->b);
+	if (k == NULL)
+		return ev_error(ev, &s->loc, AXP_ERR_EVAL_INTERNAL,
+		    "unbound operand");
+	if (ev->nov > 0 && has_data_overlays(ev)) {
+		/* a with-modifier's copy: the binding holds a reference */
+		base = base_at(ev, s->path);
+		if (base != NULL && (r = lookup(base, k)) != NULL)
+			rc = dot_found(ev, s, r, true);
+		axv_unref(base);
+	} else if (s->pre != NULL && (r = lookup(s->pre, k)) != NULL) {
+		rc = dot_found(ev, s, r, false); /* the policy's data */
+	}
+	axv_unref(kown);
+	return rc;
+}
+
 /* A DOT statement: a[b], lent (a outlives the binding); 0 if undefined. */
 static int
 op_dot(struct ev *ev, const struct stmt *s)
 {
-	struct axv *v = peek(ev, &s->a), *k = peek(ev, &s->b), *r;
+	struct axv *v, *k, *r;
 
+	if (s->path != NULL)
+		return dot_base(ev, s);
+	v = peek(ev, &s->a);
+	k = peek(ev, &s->b);
 	if (k == NULL && s->b.kind != OPD_LOCAL) {
 		k = get(ev, &s->b);
 		r = v != NULL && k != NULL ? lookup(v, k) : NULL;
 		if (v != NULL && k != NULL) {
 			axv_unref(k);
-			if (r == NULL)
-				return 0;
-			lend(ev, s->out, r);
-			return 1;
+			return r != NULL ? dot_found(ev, s, r, false) : 0;
 		}
 		axv_unref(k);
 		k = NULL;
@@ -1551,8 +1689,48 @@ op_dot(struct ev *ev, const struct stmt *s)
 		    "unbound operand");
 	if ((r = lookup(v, k)) == NULL)
 		return 0;
-	lend(ev, s->out, r);
-	return 1;
+	return dot_found(ev, s, r, false);
+}
+
+/* The step and memory limits, checked every 256 steps (and at the step
+ * limit itself): -1 when one is exceeded. */
+__attribute__((noinline)) static int
+check_limits(struct ev *ev, const struct ast_loc *loc)
+{
+	if (ev->steps > ev->max_steps)
+		return ev_error(ev, loc, AXP_ERR_EVAL_LIMIT,
+		    "evaluation step limit exceeded");
+	if (axv_mem_live() - ev->mem_base > ev->max_mem)
+		return ev_error(ev, loc, AXP_ERR_EVAL_LIMIT,
+		    "evaluation memory limit exceeded (%lld MiB)",
+		    (long long)(ev->max_mem >> 20));
+	ev->next_check = ev->steps + 256;
+	if (ev->next_check > ev->max_steps + 1)
+		ev->next_check = ev->max_steps + 1;
+	return 0;
+}
+
+/* input[key] for an INPUT statement with a constant key, borrowed; NULL if
+ * undefined.  The evaluation's own input does not change, so each of the
+ * policy's input keys is looked up once per evaluation, whichever rules
+ * read it; an input replaced by a with-modifier is looked up each time. */
+static char in_undef; /* a memo entry: looked up, undefined */
+
+static inline struct axv *
+in_key(struct ev *ev, const struct stmt *s)
+{
+	struct axv **m, *v;
+
+	if (s->ikey == 0 || ev->input != ev->input0)
+		return lookup(ev->input, s->a.val);
+	m = &ev->inmemo[s->ikey - 1];
+	if (*m == (struct axv *)&in_undef)
+		return NULL;
+	if (*m != NULL)
+		return *m;
+	v = lookup(ev->input, s->a.val);
+	*m = v != NULL ? v : (struct axv *)&in_undef;
+	return v;
 }
 
 /* Run block b from statement i on, backtracking.  The statements with at
@@ -1569,18 +1747,9 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 	int rc = 0, r;
 
 	for (;; i++) {
-		if (++ev->steps > ev->max_steps) {
-			rc = ev_error(ev, i < b->n ? &b->s[i].loc : NULL,
-			    AXP_ERR_EVAL_LIMIT,
-			    "evaluation step limit exceeded");
-			break;
-		}
-		if ((ev->steps & 255) == 0 &&
-		    axv_mem_live() - ev->mem_base > ev->max_mem) {
-			rc = ev_error(ev, i < b->n ? &b->s[i].loc : NULL,
-			    AXP_ERR_EVAL_LIMIT,
-			    "evaluation memory limit exceeded (%lld MiB)",
-			    (long long)(ev->max_mem >> 20));
+		if (++ev->steps >= ev->next_check &&
+		    check_limits(ev, i < b->n ? &b->s[i].loc : NULL) < 0) {
+			rc = -1;
 			break;
 		}
 		if (i == b->n) {
@@ -1596,7 +1765,7 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 				lend(ev, s->out, ev->input);
 				continue;
 			}
-			if ((v = lookup(ev->input, s->a.val)) == NULL)
+			if ((v = in_key(ev, s)) == NULL)
 				goto out;
 			lend(ev, s->out, v);
 			continue;
@@ -1682,6 +1851,9 @@ run(struct ev *ev, const struct block *b, uint32_t i)
 		case IR_ISCAN:
 			rc = iscan(ev, b, i, s);
 			goto out;
+		case IR_RSCAN:
+			rc = rscan(ev, b, i, s);
+			goto out;
 		case IR_EVERY:
 			rc = every(ev, b, i, s);
 			goto out;
@@ -1731,11 +1903,13 @@ struct evmem {
 	size_t ncache;
 	uint32_t *touched;
 	size_t captouched;
+	struct axv *inmemo[AXP_MAX_INKEYS];
 };
 
 static pthread_key_t evmem_key;
 static pthread_once_t evmem_once = PTHREAD_ONCE_INIT;
 static __thread struct evmem *evmem_tls;
+static __thread struct evmem *evmem_keyed; /* what the key holds */
 
 static void
 evmem_free(void *p)
@@ -1777,11 +1951,15 @@ evmem_give(struct evmem *m)
 		evmem_free(m);
 		return;
 	}
-	if (pthread_once(&evmem_once, evmem_key_init) != 0 ||
-	    pthread_setspecific(evmem_key, m) != 0) {
+	/* the key frees the buffers when the thread ends: set it when they
+	 * change (the same buffers come back after every evaluation) */
+	if (m != evmem_keyed &&
+	    (pthread_once(&evmem_once, evmem_key_init) != 0 ||
+		pthread_setspecific(evmem_key, m) != 0)) {
 		evmem_free(m);
 		return;
 	}
+	evmem_keyed = m;
 	evmem_tls = m;
 }
 
@@ -1801,7 +1979,9 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	ev.msg[0] = '\0';
 	ev.pol = q->pol;
 	ev.q = q;
-	ev.input = input ? axv_ref(input) : NULL;
+	ev.input = ev.input0 = input ? axv_ref(input) : NULL;
+	ev.inmemo = m->inmemo;
+	memset(m->inmemo, 0, q->pol->ninkeys * sizeof(*m->inmemo));
 	while (need < q->nslots + q->pol->max_slots + 64)
 		need *= 2;
 	if (m->cap < need) {
@@ -1823,6 +2003,7 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	ev.touched = m->touched;
 	ev.captouched = m->captouched;
 	ev.max_steps = opts && opts->max_steps ? opts->max_steps : 10000000;
+	ev.next_check = ev.max_steps < 256 ? ev.max_steps + 1 : 256;
 	ev.max_mem = opts && opts->max_mem && opts->max_mem < INT64_MAX
 	    ? (int64_t)opts->max_mem
 	    : (int64_t)256 << 20;

@@ -506,15 +506,20 @@ static const char *const interned_text[K_ENTRY] = { "addr", "addr_class",
 	"sni", "tokens", "ipv4", "ipv6", "name" };
 
 static struct axv *interned[K_COUNT];
+static bool keys_ordered; /* K_ADDR..K_TOKENS name keys in key order */
 static pthread_once_t interned_once = PTHREAD_ONCE_INIT;
 
 static void
 interned_init(void)
 {
+	keys_ordered = true;
 	for (int i = 0; i < K_COUNT; i++) {
 		interned[i] = axv_cstr(
 		    i < K_ENTRY ? interned_text[i] : entry_names[i - K_ENTRY]);
 		interned[i]->refs = AXV_IMMORTAL;
+		if (i > 0 && i <= K_TOKENS &&
+		    strcmp(interned_text[i - 1], interned_text[i]) >= 0)
+			keys_ordered = false;
 	}
 }
 
@@ -529,17 +534,30 @@ istr(int k)
 struct kvs {
 	struct axv_kv kv[24];
 	size_t n;
+	int last;     /* the last key put */
+	bool ordered; /* each key put after the one before in key order */
 };
 
 static void
 put(struct kvs *p, int k, struct axv *v)
 {
 	if (p->n < AXG_ARRAY_LEN(p->kv)) {
+		p->ordered = p->ordered && (p->n == 0 || k > p->last);
+		p->last = k;
 		p->kv[p->n].k = istr(k);
 		p->kv[p->n++].v = v;
 	} else {
 		axv_unref(v);
 	}
+}
+
+/* The object of the pairs: keys put in order need no sorting. */
+static struct axv *
+kvs_object(struct kvs *p)
+{
+	if (p->ordered && keys_ordered)
+		return axv_object_build_sorted(p->kv, p->n);
+	return axv_object_build(p->kv, p->n);
 }
 
 static void
@@ -623,12 +641,13 @@ gate_input(const struct gate_request *r)
 
 	(void)pthread_once(&interned_once, interned_init);
 	in.n = client.n = 0;
+	in.ordered = client.ordered = true;
 	/* keys in sorted order */
 	put_str(&in, K_ADDR, r->addr);
 	put_str(&in, K_ADDR_CLASS, r->addr_class);
 	put_str(&client, K_ADDR, r->client_addr);
 	put_str(&client, K_JOB, r->job);
-	put(&in, K_CLIENT, axv_object_build(client.kv, client.n));
+	put(&in, K_CLIENT, kvs_object(&client));
 	if (r->entry == GATE_HTTP)
 		put(&in, K_HEADERS, headers_object(r->headers, r->nheaders));
 	put_str(&in, K_HOST, r->host);
@@ -650,5 +669,5 @@ gate_input(const struct gate_request *r)
 	put_str(&in, K_SNI, r->sni);
 	if (r->entry == GATE_INFERENCE && r->tokens >= 0)
 		put(&in, K_TOKENS, axv_int(r->tokens));
-	return axv_object_build(in.kv, in.n);
+	return kvs_object(&in);
 }

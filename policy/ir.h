@@ -81,7 +81,7 @@ enum { WT_INPUT, WT_DATA, WT_FUNC, WT_BUILTIN };
 
 struct stmt {
 	uint16_t op;
-	uint8_t kind; /* COMPR: DONE_ARRAY/SET/OBJECT */
+	uint8_t kind; /* COMPR: DONE_ARRAY/SET/OBJECT; DOT: 1, a test */
 	struct ast_loc loc;
 	uint32_t out;
 	struct opd a, b, c;
@@ -90,13 +90,15 @@ struct stmt {
 	const struct axp_builtin *bi;
 	struct rgroup *rg;
 	struct dnode *node;
-	struct axv *path; /* BASEDATA: array of keys */
-	struct axv *pre;  /* BASEDATA: the value at path (NULL: undefined) */
+	struct axv *path; /* BASEDATA, DOT of base data: array of keys */
+	struct axv *pre;  /* and the value at path (NULL: undefined) */
 	struct block *blk;
 	struct block **alts;	/* ANY: blocks tried after blk */
 	const struct jidx *idx; /* ISCAN: the join index */
 	uint32_t nalts;
 	struct with_target *wt; /* WITH_PUSH: nargs targets, args values */
+	uint32_t ikey; /* INPUT with a constant key: 1 + its index in the
+			  policy's input keys (the per-evaluation memo), or 0 */
 };
 
 enum rg_kind { RG_COMPLETE, RG_SET, RG_OBJECT, RG_FUNC };
@@ -108,6 +110,9 @@ struct rdef {
 	struct opd *args; /* patterns, functions */
 	uint32_t nargs;
 	struct rdef *els;
+	/* 1 + the index of an earlier definition of the group whose success
+	 * means this one has no solution (see mark_exclusive), or 0 */
+	uint32_t excl_by;
 };
 
 struct rgroup {
@@ -126,6 +131,11 @@ struct rgroup {
 	int state;   /* compile: 0 new, 1 compiling, 2 done */
 	struct rgroup **deps;
 	uint32_t ndeps;
+	/* Its value depends on the policy alone (no input, with-modifier,
+	 * virtual document or nondeterministic builtin, here or in what it
+	 * calls): 2; 3 if not; 0 not known yet (compile). */
+	int purity;
+	struct axv *pre; /* then its value, once an evaluation made it */
 };
 
 struct dnode {

@@ -24,7 +24,14 @@ struct axp_policy {
 	uint32_t ngroups;
 	uint32_t max_slots; /* the largest frame */
 	unsigned flags;	    /* AXP_COMPILE_* it was compiled with */
+	/* The distinct constant keys of input.key in the rules (borrowed from
+	 * the arena): an evaluation reads each from its input once. */
+	struct axv **inkeys;
+	uint32_t ninkeys;
 };
+
+/* The most input keys an evaluation memoizes. */
+#define AXP_MAX_INKEYS 64
 
 struct qvar {
 	const char *name;

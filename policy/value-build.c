@@ -38,8 +38,6 @@ kv_cmp(const void *a, const void *b)
 struct axv *
 axv_object_build(struct axv_kv *kv, size_t n)
 {
-	struct axv *obj;
-	struct axv_obj *o;
 	size_t i, out = 0;
 	bool sorted = true;
 
@@ -62,8 +60,16 @@ axv_object_build(struct axv_kv *kv, size_t n)
 		}
 		n = out;
 	}
-	obj = axv_object_new(n);
-	o = (struct axv_obj *)obj;
+	return axv_object_build_sorted(kv, n);
+}
+
+struct axv *
+axv_object_build_sorted(const struct axv_kv *kv, size_t n)
+{
+	struct axv *obj = axv_object_new(n);
+	struct axv_obj *o = (struct axv_obj *)obj;
+	size_t i;
+
 	for (i = 0; i < n; i++) {
 		o->k[i] = kv[i].k;
 		o->v[i] = kv[i].v;

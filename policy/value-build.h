@@ -25,6 +25,9 @@ struct axv_kv {
  * When a key appears more than once the LAST value wins, as with
  * axv_object_put() called in array order. */
 struct axv *axv_object_build(struct axv_kv *kv, size_t n);
+/* The same for pairs whose keys are distinct and in order already (the
+ * caller knows): no comparison. */
+struct axv *axv_object_build_sorted(const struct axv_kv *kv, size_t n);
 
 /* An index: a new object mapping each distinct key of kv[] to the array
  * of its values in array order (keys and values consumed, as above). */

@@ -34,6 +34,7 @@ struct axv_num {
 
 struct axv_str {
 	struct axv h;
+	uint32_t hash; /* of the bytes, once a lookup needed it; 0: not yet */
 	size_t len;
 	char s[];
 };

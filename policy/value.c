@@ -127,6 +127,22 @@ axv_mem_free(void *p, size_t size)
 	free(p);
 }
 
+/* Storage for n elements from the value memory: a vector of up to 16
+ * comes from the thread's pool, as the values themselves do. */
+static struct axv **
+vec_alloc(size_t n)
+{
+	if (n > SIZE_MAX / sizeof(struct axv *))
+		axg_fatal(1, "out of memory");
+	return axv_mem_alloc(n * sizeof(struct axv *));
+}
+
+static void
+vec_free(struct axv **e, size_t n)
+{
+	axv_mem_free(e, n * sizeof(*e));
+}
+
 static struct axv v_null = { AXV_IMMORTAL, AXV_NULL, 0 };
 static struct axv v_false = { AXV_IMMORTAL, AXV_BOOL, 0 };
 static struct axv v_true = { AXV_IMMORTAL, AXV_BOOL, 1 };
@@ -151,8 +167,7 @@ axv_free_last(struct axv *v)
 		for (i = 0; i < a->len; i++)
 			axv_unref(a->e[i]);
 		if (a->e != a->inl) {
-			mem_live -= (int64_t)(a->cap * sizeof(*a->e));
-			free(a->e);
+			vec_free(a->e, a->cap);
 		}
 		axv_mem_free(a, sizeof(*a));
 		return;
@@ -164,9 +179,8 @@ axv_free_last(struct axv *v)
 			axv_unref(o->v[i]);
 		}
 		if (o->k != o->inl) {
-			mem_live -= (int64_t)(2 * o->cap * sizeof(*o->k));
-			free(o->k);
-			free(o->v);
+			vec_free(o->k, o->cap);
+			vec_free(o->v, o->cap);
 		}
 		free(o->hidx);
 		axv_mem_free(o, sizeof(*o));
@@ -177,8 +191,7 @@ axv_free_last(struct axv *v)
 		for (i = 0; i < s->len; i++)
 			axv_unref(s->e[i]);
 		if (s->e != s->inl) {
-			mem_live -= (int64_t)(s->cap * sizeof(*s->e));
-			free(s->e);
+			vec_free(s->e, s->cap);
 		}
 		axv_mem_free(s, sizeof(*s));
 		return;
@@ -251,6 +264,7 @@ axv_string_new(size_t n, char **buf)
 	v->h.refs = 1;
 	v->h.kind = AXV_STRING;
 	v->h.sub = 0;
+	v->hash = 0;
 	v->len = n;
 	v->s[n] = '\0';
 	*buf = v->s;
@@ -309,27 +323,24 @@ vec_new(struct axv **inl, size_t cap_hint, size_t *cap)
 		return inl;
 	}
 	*cap = cap_hint;
-	mem_live += (int64_t)(cap_hint * sizeof(struct axv *));
-	return axg_reallocarray(NULL, cap_hint, sizeof(struct axv *));
+	return vec_alloc(cap_hint);
 }
 
 /* Storage for twice *cap elements holding the len of e. */
 static struct axv **
 vec_grow(struct axv **e, struct axv **inl, size_t len, size_t *cap)
 {
-	size_t n = *cap * 2;
-	struct axv **r;
+	struct axv **r = vec_alloc(*cap * 2);
 
-	mem_live += (int64_t)((e != inl ? n - *cap : n) * sizeof(*e));
-	*cap = n;
-	if (e != inl)
-		return axg_reallocarray(e, n, sizeof(*e));
-	r = axg_reallocarray(NULL, n, sizeof(*r));
 	memcpy(r, e, len * sizeof(*r));
+	if (e != inl)
+		vec_free(e, *cap);
+	*cap *= 2;
 	return r;
 }
 
 /* ---- arrays ---- */
+
 struct axv *
 axv_array_new(size_t cap_hint)
 {
@@ -398,10 +409,9 @@ axv_object_new(size_t cap_hint)
 		o->v = o->inl + AXV_INL;
 		o->cap = AXV_INL;
 	} else {
-		o->k = axg_reallocarray(NULL, cap_hint, sizeof(*o->k));
-		o->v = axg_reallocarray(NULL, cap_hint, sizeof(*o->v));
+		o->k = vec_alloc(cap_hint);
+		o->v = vec_alloc(cap_hint);
 		o->cap = cap_hint;
-		mem_live += (int64_t)(2 * cap_hint * sizeof(*o->k));
 	}
 	return &o->h;
 }
@@ -533,8 +543,11 @@ find_str_key(struct axv *const *k, size_t len, const char *s, size_t n)
 }
 
 /*
- * The hash of a large object's string keys: open addressing over the key
- * indexes (plus one; 0 is empty), t[0] holding the mask.  An object that
+ * The hash of a large object's string keys: open addressing over pairs of
+ * a key's index (plus one; 0 is empty) and its hash, t[0] holding the mask
+ * and the pairs from t[2] on (8-byte aligned).  A probe reads a key only
+ * when its hash is the one sought: in a large object each key read is
+ * likely a cache miss of its own.  An object that
  * is looked up OBJ_HASH_GETS times without an insertion in between (data,
  * an input: they no longer change) gets one; the first lookup to need it
  * builds it and publishes it atomically, as objects are shared between
@@ -564,6 +577,22 @@ str_hash(const char *s, size_t n)
 	return (uint32_t)(h ^ (h >> 29));
 }
 
+/* The hash of a string value, computed once: a key looked up in several
+ * large objects, or several times, is hashed only the first time.  (The
+ * value may be shared between threads: they all store the same number.) */
+static uint32_t
+str_hash_of(const struct axv *v)
+{
+	struct axv_str *x = (struct axv_str *)v;
+	uint32_t h = __atomic_load_n(&x->hash, __ATOMIC_RELAXED);
+
+	if (h == 0) {
+		h = str_hash(x->s, x->len) | 1;
+		__atomic_store_n(&x->hash, h, __ATOMIC_RELAXED);
+	}
+	return h;
+}
+
 static const uint32_t *
 obj_hash(const struct axv_obj *o)
 {
@@ -577,17 +606,17 @@ obj_hash(const struct axv_obj *o)
 		return NULL;
 	while (m < 2 * o->len)
 		m *= 2;
-	t = axg_calloc(m + 1, sizeof(*t));
+	t = axg_calloc(2 * m + 2, sizeof(*t));
 	t[0] = (uint32_t)(m - 1);
 	for (i = 0; i < o->len; i++) {
-		const struct axv_str *x = AXV_STR(o->k[i]);
-		uint32_t j;
+		uint32_t j, h;
 		if (o->k[i]->kind != AXV_STRING)
 			continue;
-		j = str_hash(x->s, x->len) & t[0];
-		while (t[1 + j] != 0)
-			j = (j + 1) & t[0];
-		t[1 + j] = (uint32_t)i + 1;
+		h = str_hash_of(o->k[i]);
+		for (j = h & t[0]; t[2 + 2 * j] != 0; j = (j + 1) & t[0])
+			;
+		t[2 + 2 * j] = (uint32_t)i + 1;
+		t[3 + 2 * j] = h;
 	}
 	old = NULL;
 	if (!__atomic_compare_exchange_n(&w->hidx, &old, t, false,
@@ -598,19 +627,25 @@ obj_hash(const struct axv_obj *o)
 	return t;
 }
 
-/* Index of the string key (s, n) in o, or -1. */
+/* Index of the string key (s, n) in o, or -1.  key: the string value
+ * holding (s, n), whose hash is kept, or NULL. */
 static ptrdiff_t
-obj_find_str(const struct axv_obj *o, const char *s, size_t n)
+obj_find_str(const struct axv_obj *o, const char *s, size_t n,
+    const struct axv *key)
 {
 	const uint32_t *t;
-	uint32_t j;
+	uint32_t j, h, e;
 
 	if (o->len < OBJ_HASH_MIN || (t = obj_hash(o)) == NULL)
 		return find_str_key(o->k, o->len, s, n);
-	for (j = str_hash(s, n) & t[0]; t[1 + j] != 0; j = (j + 1) & t[0]) {
-		const struct axv_str *x = AXV_STR(o->k[t[1 + j] - 1]);
+	h = key != NULL ? str_hash_of(key) : str_hash(s, n) | 1;
+	for (j = h & t[0]; (e = t[2 + 2 * j]) != 0; j = (j + 1) & t[0]) {
+		const struct axv_str *x;
+		if (t[3 + 2 * j] != h) /* no need to read that key */
+			continue;
+		x = AXV_STR(o->k[e - 1]);
 		if (x->len == n && (n == 0 || memcmp(x->s, s, n) == 0))
-			return (ptrdiff_t)t[1 + j] - 1;
+			return (ptrdiff_t)e - 1;
 	}
 	return -1;
 }
@@ -622,7 +657,7 @@ axv_object_get(const struct axv *obj, const struct axv *key)
 	ptrdiff_t r;
 
 	if (key->kind == AXV_STRING)
-		r = obj_find_str(o, AXV_STR(key)->s, AXV_STR(key)->len);
+		r = obj_find_str(o, AXV_STR(key)->s, AXV_STR(key)->len, key);
 	else
 		r = axv_bsearch(o->k, o->len, key);
 	return r >= 0 ? o->v[r] : NULL;
@@ -632,7 +667,7 @@ struct axv *
 axv_object_gets(const struct axv *obj, const char *key)
 {
 	const struct axv_obj *o = AXV_OBJ(obj);
-	ptrdiff_t i = obj_find_str(o, key, strlen(key));
+	ptrdiff_t i = obj_find_str(o, key, strlen(key), NULL);
 
 	return i >= 0 ? o->v[i] : NULL;
 }

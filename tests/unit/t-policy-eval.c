@@ -232,10 +232,50 @@ test_memory_limit(void)
 	mem_limit = 0;
 }
 
+/* The step limit is exact: the fewest steps an evaluation needs pass, one
+ * fewer ends it, whether or not the limit falls on a multiple of the
+ * interval at which the memory limit is checked. */
+static void
+test_step_limit(void)
+{
+	static const char src[] =
+	    "package t\np := count([x | some x in numbers.range(1, %d)])\n";
+	static const int sizes[] = { 1, 60, 250, 700 };
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; i < AXG_ARRAY_LEN(sizes); i++) {
+		char *m = axg_asprintf(src, sizes[i]), *got = NULL;
+		uint64_t lo = 1, hi = 100000;
+		/* the fewest steps that give the answer */
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+			free(got);
+			got = eval(m, "x = data.t.p", NULL, mid);
+			if (strncmp(got, "error", 5) == 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		free(got);
+		got = eval(m, "x = data.t.p", NULL, lo);
+		bad += strncmp(got, "[{\"x\":", 6) != 0;
+		free(got);
+		got = eval(m, "x = data.t.p", NULL, lo - 1);
+		bad += strcmp(got,
+			   "error eval_limit_error evaluation step limit "
+			   "exceeded") != 0;
+		free(got);
+		free(m);
+	}
+	is_int(bad, 0, "the step limit lets exactly the steps it allows");
+}
+
 int
 main(void)
 {
 	test_memory_limit();
+	test_step_limit();
 	test_nested_call_order();
 	test_print();
 	check("package t\np if input.x == 1\n", "x = data.t.p", "{\"x\":1}",

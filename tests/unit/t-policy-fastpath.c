@@ -98,6 +98,27 @@ test_sprintf(void)
 	sprintf_is("sprintf"
 		   "(\"100%% %d%%\", [-7])",
 	    "\"100% -7%\"");
+	/* literal text copied in runs: alone, between and after verbs, and
+	 * past the one-pass path's buffer (the general path then) */
+	sprintf_is("sprintf"
+		   "(\"no verbs at all\", [])",
+	    "\"no verbs at all\"");
+	sprintf_is("sprintf"
+		   "(\"port %d of %s is not allowed (policy %s)\", "
+		   "[22, \"a.example\", \"p\"])",
+	    "\"port 22 of a.example is not allowed (policy p)\"");
+	{
+		char lit[601], *e, *w;
+		memset(lit, 'x', 600);
+		lit[600] = '\0';
+		e = axg_asprintf("sprintf"
+				 "(\"%%s-%s\", [\"a\"])",
+		    lit);
+		w = axg_asprintf("\"a-%s\"", lit);
+		sprintf_is(e, w);
+		free(e);
+		free(w);
+	}
 	sprintf_is("sprintf"
 		   "(\"%d %v\", [9223372036854775807, "
 		   "-9223372036854775808])",
@@ -338,6 +359,15 @@ test_object_hash(void)
 	is_int(bad, 0,
 	    "a large object's lookups agree with the general "
 	    "search across insertions");
+	/* a string key keeps its hash: the same value looked up again, or
+	 * in another large object, is not hashed again */
+	k = axv_cstr("key-42");
+	ok(AXV_STR(k)->hash == 0, "a new string has no hash yet");
+	ok(axv_object_get(o, k) != NULL && AXV_STR(k)->hash != 0,
+	    "a lookup in a large object keeps the key's hash");
+	ok(axv_object_get(o, k) == slow_get(o, k),
+	    "and finds the key again with it");
+	axv_unref(k);
 	axv_unref(o);
 }
 
@@ -712,6 +742,607 @@ test_memory(void)
 		pthread_join(u, NULL);
 	}
 	ok(1, "a value freed by another thread");
+	/* the element vectors of composites come from the same memory, and
+	 * go back to it: grown, built large, freed */
+	{
+		int64_t before = axv_mem_live();
+		struct axv *a = axv_array_new(0), *o = axv_object_new(40),
+			   *st = axv_set_new(0);
+		for (i = 0; i < 40; i++) {
+			char k[16];
+			snprintf(k, sizeof(k), "k%02d", i);
+			axv_array_push(a, axv_int(i));
+			axv_object_put(o, axv_cstr(k), axv_int(i));
+			axv_set_add(st, axv_int(i));
+		}
+		ok(axv_array_len(a) == 40 && axv_object_len(o) == 40 &&
+			axv_set_len(st) == 40 &&
+			axv_object_gets(o, "k39") != NULL,
+		    "composites grown past their inline room hold everything");
+		ok(axv_mem_live() > before, "and count in the memory in use");
+		axv_unref(a);
+		axv_unref(o);
+		axv_unref(st);
+		is_int((long)(axv_mem_live() - before), 0,
+		    "which they give back when freed");
+	}
+}
+
+/* The policy compiled from module (NULL on errors); *cp: the compiler, to
+ * free after it. */
+static struct axp_policy *
+compile_mod(const char *module, struct axp_compiler **cp)
+{
+	*cp = axp_compiler_new();
+	axp_compiler_add_module(*cp, "t.rego", module, strlen(module));
+	return axp_compiler_compile(*cp);
+}
+
+/* The group named name in p, or NULL. */
+static const struct rgroup *
+find_group(const struct axp_policy *p, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; p != NULL && i < p->ngroups; i++)
+		if (strcmp(p->groups[i]->name, name) == 0)
+			return p->groups[i];
+	return NULL;
+}
+
+/* input.key is looked up once per evaluation, whichever rules read it;
+ * an input a with-modifier replaces is read as it is. */
+static void
+test_input_memo(void)
+{
+	static const char m[] = "package t\n"
+				"a := input.x\n"
+				"b := input.x\n"
+				"w := y if {\n"
+				"y := b with input.x as 5\n}\n"
+				"u if not input.x\n"
+				"v if {\nu with input as {\"y\": 2}\n}\n"
+				"z := y if {\n"
+				"y := input.x with input.x as 4\n}\n"
+				"r := [a, w, b, input.x, v, z, input.x]\n";
+	struct axp_compiler *c;
+	struct axp_policy *p = compile_mod(m, &c);
+	const struct rgroup *ga, *gb;
+	char *got;
+
+	ga = find_group(p, "data.t.a");
+	gb = find_group(p, "data.t.b");
+	ok(p != NULL && p->ninkeys == 1 && ga != NULL && gb != NULL &&
+		ga->defs[0]->body->s[0].ikey == 1 &&
+		gb->defs[0]->body->s[0].ikey == 1,
+	    "rules reading input.x share one memo entry");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	got = eval_query(m, "x = data.t.r", "{\"x\": 1}", false);
+	is_str(got, "[{\"x\":[1,5,1,1,true,4,1]}]",
+	    "input.x memoized, and read afresh under with input");
+	free(got);
+	got = eval_query(m, "x = data.t.r", "{\"y\": 1}", false);
+	is_str(got, "[]", "an undefined input.x is memoized as undefined");
+	free(got);
+	got = eval_query(m, "x = [data.t.u, data.t.z]", "{\"y\": 1}", false);
+	is_str(got, "[{\"x\":[true,4]}]",
+	    "and defined under a with-modifier all the same");
+	free(got);
+	got = eval_query(m, "x = data.t.a with input.x as 9", "{\"x\": 1}",
+	    false);
+	is_str(got, "[{\"x\":9}]", "a query's with input reaches the rules");
+	free(got);
+}
+
+/* split(s, sep) read only by count and concat(sep, array.slice(...)):
+ * the pieces are not made, and every answer (values, errors, with-
+ * modifiers replacing any of the builtins) is the general path's. */
+static void
+same_split(const char *what, const char *fast, const char *general,
+    const char *const *inputs, size_t n, bool some_defined)
+{
+	int bad = 0, defined = 0, strict;
+	size_t i;
+
+	for (strict = 0; strict < 2; strict++)
+		for (i = 0; i < n; i++) {
+			char *a =
+			    eval_query(fast, "x = data.t.r", inputs[i], strict);
+			char *b = eval_query(general, "x = data.t.r", inputs[i],
+			    strict);
+			if (strcmp(a, b) != 0) {
+				bad++;
+				tap_diag("%s, input %s%s: %s vs %s", what,
+				    inputs[i], strict ? " (strict)" : "", a, b);
+			}
+			defined +=
+			    strcmp(a, "[]") != 0 && strncmp(a, "error", 5) != 0;
+			free(a);
+			free(b);
+		}
+	is_int(bad, 0, "%s: same answers as the general path", what);
+	if (some_defined)
+		ok(defined > 0, "%s: defined for some input", what);
+}
+
+/* tmpl with its @ replaced by use. */
+static char *
+with_use(const char *tmpl, const char *use)
+{
+	struct axg_buf b = AXG_BUF_INIT;
+
+	for (; *tmpl != '\0'; tmpl++)
+		if (*tmpl == '@')
+			axg_buf_puts(&b, use);
+		else
+			axg_buf_putc(&b, *tmpl);
+	return axg_buf_steal(&b, NULL);
+}
+
+static void
+test_split_fusion(void)
+{
+	static const char *const inputs[] = { "{\"h\": \"a.b.c\"}",
+		"{\"h\": \"\"}", "{\"h\": \".\"}", "{\"h\": \"a..b.\"}",
+		"{\"h\": \"us-east.api.anthropic.com\"}",
+		"{\"h\": \"h\u00e9.w\u20acr.ld\"}", "{\"h\": \"xabyababz\"}",
+		"{\"h\": \"aaaa\"}", "{\"h\": 7}",
+		"{\"h\": \"abcdefghij.klmnopqrstuv.w\"}", "{}" };
+	static const char *const seps[] = { ".", "", "ab", "aa" };
+	/* the separator, a use of parts that stops the fusion (or none),
+	 * the separator */
+	static const char body[] =
+	    "package t\n"
+	    "r := [s | parts := split(input.h, \"%s\")%s\n"
+	    "n := count(parts)\n"
+	    "some i in numbers.range(-1, n + 1)\n"
+	    "some j in numbers.range(-1, n + 1)\n"
+	    "s := concat(\"%s\", array.slice(parts, i, j))]\n";
+	/* @: a use of parts that stops the fusion, or none */
+	static const char *const tails[] = {
+		/* a non-integer index: array.slice's error */
+		"r := s if {\nparts := split(input.h, \".\")@\n"
+		"s := concat(\".\", array.slice(parts, 1.5, "
+		"count(parts)))\n}\n",
+		/* with-modifiers replacing each builtin, from the caller */
+		"q := [s | parts := split(input.h, \".\")@\n"
+		"some i in numbers.range(0, count(parts))\n"
+		"s := concat(\".\", array.slice(parts, i, count(parts)))]\n"
+		"f(a, b) := [\"x\", \"y\", \"z\"]\n"
+		"g(a) := 2\n"
+		"h(a, b) := \"joined\"\n"
+		"k(a, b, c) := [\"k\"]\n"
+		"r := [q, q1, q2, q3, q4]\n"
+		"q1 := q with split as f\n"
+		"q2 := q with count as g\n"
+		"q3 := q with concat as h\n"
+		"q4 := q with array.slice as k\n",
+	};
+	size_t i, n = AXG_ARRAY_LEN(inputs);
+
+	for (i = 0; i < AXG_ARRAY_LEN(seps); i++) {
+		char *f = axg_asprintf(body, seps[i], "", seps[i]);
+		char *g =
+		    axg_asprintf(body, seps[i], "\nis_array(parts)", seps[i]);
+		char *what =
+		    axg_asprintf("split by \"%s\", joined back", seps[i]);
+		same_split(what, f, g, inputs, n, true);
+		free(f);
+		free(g);
+		free(what);
+	}
+	for (i = 0; i < AXG_ARRAY_LEN(tails); i++) {
+		char *f0 = with_use(tails[i], "");
+		char *g0 = with_use(tails[i], "\nis_array(parts)");
+		char *f = axg_asprintf("package t\n%s", f0);
+		char *g = axg_asprintf("package t\n%s", g0);
+		same_split(i == 0 ? "split, a bad slice index"
+				  : "split under with-modifiers",
+		    f, g, inputs, n, i > 0);
+		free(f0);
+		free(g0);
+		free(f);
+		free(g);
+	}
+	/* the compiled form: no split left, and none where parts is read
+	 * otherwise (or the separators differ) */
+	{
+		static const char m[] =
+		    "package t\n"
+		    "r := [s | parts := split(input.h, \".\")\n"
+		    "some i in numbers.range(1, count(parts))\n"
+		    "s := concat(\".\", array.slice(parts, i, count(parts)))]\n"
+		    "p := [s | parts := split(input.h, \".\")\n"
+		    "some i in numbers.range(1, count(parts))\n"
+		    "s := concat(\"-\", array.slice(parts, i, "
+		    "count(parts)))]\n";
+		struct axp_compiler *c;
+		struct axp_policy *p = compile_mod(m, &c);
+		const struct rgroup *gr, *gp;
+		const struct block *br = NULL, *bp = NULL;
+
+		gr = find_group(p, "data.t.r");
+		gp = find_group(p, "data.t.p");
+		if (gr != NULL && gr->defs[0]->body->s[0].op == IR_COMPR)
+			br = gr->defs[0]->body->s[0].blk;
+		if (gp != NULL && gp->defs[0]->body->s[0].op == IR_COMPR)
+			bp = gp->defs[0]->body->s[0].blk;
+		ok(br != NULL && br->n > 1 && br->s[1].bi != NULL &&
+			strcmp(br->s[1].bi->name, "internal.split_check") == 0,
+		    "split joined back with its own separator: fused");
+		ok(bp != NULL && bp->n > 1 && bp->s[1].bi != NULL &&
+			strcmp(bp->s[1].bi->name, "split") == 0,
+		    "joined with another separator: not fused");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+}
+
+/* some x in numbers.range(a, b) walks the range without the array: the
+ * same answers (order, errors, the limit, with-modifiers) as the general
+ * path. */
+static void
+test_range_fusion(void)
+{
+	static const char *const inputs[] = { "{\"a\": 1, \"b\": 4}",
+		"{\"a\": 4, \"b\": 1}", "{\"a\": 2, \"b\": 2}",
+		"{\"a\": -3, \"b\": 0}", "{\"a\": 1.5, \"b\": 3}",
+		"{\"a\": \"x\", \"b\": 1}", "{\"a\": 0, \"b\": 2000000}",
+		"{\"a\": 9223372036854775806, \"b\": 9223372036854775807}",
+		"{}" };
+	/* @: a use of the range that stops the fusion, or none */
+	static const char *const mods[] = {
+		"package t\n"
+		"r := [y | rg := numbers.range(input.a, input.b)@\n"
+		"some x in rg\ny := x * 10]\n",
+		"package t\n"
+		"q := [x | rg := numbers.range(input.a, input.b)@\n"
+		"some x in rg]\n"
+		"f(a, b) := [7, 8]\n"
+		"r := [q, q1]\n"
+		"q1 := q with numbers.range as f\n",
+	};
+	size_t i;
+
+	for (i = 0; i < AXG_ARRAY_LEN(mods); i++) {
+		char *f = with_use(mods[i], "");
+		char *g = with_use(mods[i], "\nis_array(rg)");
+		same_split(i == 0 ? "scans of numbers.range"
+				  : "numbers.range under with",
+		    f, g, inputs, AXG_ARRAY_LEN(inputs), true);
+		free(f);
+		free(g);
+	}
+	{
+		static const char m[] = "package t\n"
+					"r := [x | some x in numbers.range(1, "
+					"input.n)]\n";
+		struct axp_compiler *c;
+		struct axp_policy *p = compile_mod(m, &c);
+		const struct rgroup *g = find_group(p, "data.t.r");
+		const struct block *b = NULL;
+		uint32_t j;
+		bool rscan = false;
+
+		if (g != NULL && g->defs[0]->body->s[0].op == IR_COMPR)
+			b = g->defs[0]->body->s[0].blk;
+		for (j = 0; b != NULL && j < b->n; j++)
+			rscan |= b->s[j].op == IR_RSCAN;
+		ok(rscan, "some x in numbers.range(...): a range scan");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+}
+
+/* Evaluate query on p (prepared each time), as JSON or "error". */
+static char *
+eval_on(struct axp_policy *p, const char *query, const char *input, bool strict)
+{
+	struct axp_query *q = axp_query_prepare(p, query, NULL);
+	struct axv *in = input
+	    ? axv_from_json(input, strlen(input), NULL, NULL, 0)
+	    : NULL,
+		   *res = NULL;
+	struct axp_eval_opts o;
+	char *out;
+
+	memset(&o, 0, sizeof(o));
+	o.strict = strict;
+	if (q == NULL || axp_eval(q, in, &o, &res, NULL) < 0)
+		out = axg_strdup("error");
+	else
+		out = axv_json_str(res);
+	axv_unref(res);
+	axv_unref(in);
+	axp_query_free(q);
+	return out;
+}
+
+/* The JSON of data.t.r on a module with base data and an input. */
+static char *
+eval_data(const char *module, const char *data, const char *input, bool strict)
+{
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	char *out;
+
+	axp_compiler_add_module(c, "t.rego", module, strlen(module));
+	c->data = axv_from_json(data, strlen(data), NULL, NULL, 0);
+	p = axp_compiler_compile(c);
+	out = p != NULL ? eval_on(p, "x = data.t.r", input, strict)
+			: axg_strdup("compile error");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	return out;
+}
+
+/* data.a.b[k] of base data in one statement: the same answers as reading
+ * the document first, with-modifiers on data from a caller included. */
+static void
+test_basedata_fusion(void)
+{
+	static const char data[] = "{\"cfg\": {\"hosts\": {\"a\": 1, "
+				   "\"b\": [2]}, \"list\": [5, 6]}}";
+	static const char *const inputs[] = { "{\"k\": \"a\"}",
+		"{\"k\": \"b\"}", "{\"k\": \"zz\"}", "{\"k\": 1}", "{}",
+		"{\"k\": 0}" };
+	/* @: d, the document, read by a second statement (no fusion) */
+	static const char mod[] =
+	    "package t\n"
+	    "v(k) := x if {\nd := data.cfg.hosts@\nx := d[k]\n}\n"
+	    "l(k) := x if {\nd := data.cfg.list@\nx := d[k]\n}\n"
+	    "n(k) := x if {\nd := data.none.here@\nx := d[k]\n}\n"
+	    "default qv := null\nqv := v(input.k)\n"
+	    "default ql := null\nql := l(input.k)\n"
+	    "default qn := null\nqn := n(input.k)\n"
+	    "q := [qv, ql, qn]\n"
+	    "r := [q, q1, q2] if {\n"
+	    "q1 := q with data.cfg.hosts as {\"a\": 9, \"zz\": 7}\n"
+	    "q2 := q with data.cfg as {\"list\": [8]}\n}\n";
+	char *f = with_use(mod, ""), *g = with_use(mod, "\nd == d");
+	int bad = 0, strict;
+	size_t i;
+
+	for (strict = 0; strict < 2; strict++)
+		for (i = 0; i < AXG_ARRAY_LEN(inputs); i++) {
+			char *a = eval_data(f, data, inputs[i], strict);
+			char *b = eval_data(g, data, inputs[i], strict);
+			if (strcmp(a, b) != 0 || strcmp(a, "[]") == 0) {
+				bad++;
+				tap_diag("input %s: %s vs %s", inputs[i], a, b);
+			}
+			free(a);
+			free(b);
+		}
+	is_int(bad, 0,
+	    "base data looked up in one statement: same answers, with "
+	    "data replaced or not");
+	{
+		struct axp_compiler *c;
+		struct axp_policy *p = compile_mod(f, &c);
+		const struct rgroup *gv = find_group(p, "data.t.v");
+		const struct block *b = gv ? gv->defs[0]->body : NULL;
+		ok(b != NULL && b->n == 1 && b->s[0].op == IR_DOT &&
+			b->s[0].path != NULL,
+		    "data.cfg.hosts[k]: one DOT with the path");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+	free(f);
+	free(g);
+}
+
+/* x[k] as a test in one statement: fails on false and undefined only. */
+static void
+test_dot_test(void)
+{
+	static const char *const keys[] = { "\"t\"", "\"f\"", "\"n\"", "\"z\"",
+		"\"e\"", "\"none\"", "1" };
+	/* @: the value read again (no fusion) */
+	static const char mod[] =
+	    "package t\n"
+	    "m := {\"t\": true, \"f\": false, \"n\": null, \"z\": 0, "
+	    "\"e\": \"\"}\n"
+	    "default p := false\ndefault q := false\ndefault s := false\n"
+	    "p if {\nv := m[input.k]\nv@\n}\n"
+	    "q if {\nv := input.m[input.k]\nv@\n}\n"
+	    "s if {\nnot input.m[input.k]\n}\n";
+	char *f = with_use(mod, ""), *g = with_use(mod, "\nv == v");
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; i < AXG_ARRAY_LEN(keys); i++) {
+		char *in = axg_asprintf("{\"k\": %s, \"m\": {\"t\": true, "
+					"\"f\": false, \"n\": null}}",
+		    keys[i]);
+		char *a = eval_query(f, "x = [data.t.p, data.t.q, data.t.s]",
+		    in, false);
+		char *b = eval_query(g, "x = [data.t.p, data.t.q, data.t.s]",
+		    in, false);
+		if (strcmp(a, b) != 0) {
+			bad++;
+			tap_diag("input %s: %s vs %s", in, a, b);
+		}
+		free(a);
+		free(b);
+		free(in);
+	}
+	is_int(bad, 0, "x[k] as a test: same answers as through a variable");
+	{
+		struct axp_compiler *c;
+		struct axp_policy *p = compile_mod(f, &c);
+		const struct rgroup *gp = find_group(p, "data.t.q");
+		const struct block *b = gp ? gp->defs[0]->body : NULL;
+		ok(b != NULL && b->s[b->n - 1].op == IR_DOT &&
+			b->s[b->n - 1].kind == 1,
+		    "input.m[input.k] as a test: one DOT");
+		axp_policy_free(p);
+		axp_compiler_free(c);
+	}
+	free(f);
+	free(g);
+}
+
+/* A rule whose value depends on the policy alone is made once, by the
+ * first evaluation that needs it, and kept: not one that reads input, is
+ * nondeterministic, prints, or met a builtin error it made undefined. */
+static void
+test_pure_rules(void)
+{
+	static const char m[] =
+	    "package t\n"
+	    "mode := object.get(data.cfg, \"mode\", \"proxy\")\n"
+	    "modes := {m | some m in data.cfg.all}\n"
+	    "uses := count(modes) + 1\n"
+	    "host := input.host\n"
+	    "now := time.now_ns()\n"
+	    "loud := 1 if print(\"x\")\n"
+	    "nums := [x | some s in [\"1\", \"a\"]\nx := to_number(s)]\n"
+	    "r := [mode, uses]\n"
+	    "w := [mode, uses] if {\n"
+	    "true with data.cfg as {\"mode\": \"block\", \"all\": []}\n"
+	    "} \n"
+	    "v := x if {\nx := [mode, uses] with data.cfg as {\"mode\": "
+	    "\"block\", \"all\": []}\n}\n";
+	static const char data[] =
+	    "{\"cfg\": {\"mode\": \"allow\", \"all\": [1, 2, 2]}}";
+	static const char *const pure[] = { "data.t.mode", "data.t.modes",
+		"data.t.uses", "data.t.r" };
+	static const char *const impure[] = { "data.t.host", "data.t.now",
+		"data.t.loud", "data.t.w", "data.t.v" };
+	struct axp_compiler *c = axp_compiler_new();
+	struct axp_policy *p;
+	const struct rgroup *g;
+	char *got;
+	int bad = 0;
+	size_t i;
+
+	axp_compiler_add_module(c, "t.rego", m, strlen(m));
+	c->data = axv_from_json(data, strlen(data), NULL, NULL, 0);
+	p = axp_compiler_compile(c);
+	for (i = 0; i < AXG_ARRAY_LEN(pure); i++)
+		bad += (g = find_group(p, pure[i])) == NULL || g->purity != 2;
+	for (i = 0; i < AXG_ARRAY_LEN(impure); i++)
+		bad += (g = find_group(p, impure[i])) == NULL || g->purity != 3;
+	is_int(bad, 0, "rules of the policy alone are pure, the others not");
+	got = eval_on(p,
+	    "x = [data.t.r, data.t.host, data.t.now > 0, "
+	    "data.t.loud]",
+	    "{\"host\": \"h\"}", false);
+	is_str(got, "[{\"x\":[[\"allow\",3],\"h\",true,1]}]", "their values");
+	free(got);
+	g = find_group(p, "data.t.r");
+	ok(g != NULL && g->pre != NULL, "a pure rule's value is kept");
+	g = find_group(p, "data.t.host");
+	ok(g != NULL && g->pre == NULL, "not one that reads input");
+	got = eval_on(p, "x = data.t.host", "{\"host\": \"k\"}", false);
+	is_str(got, "[{\"x\":\"k\"}]", "which reads each input");
+	free(got);
+	got = eval_on(p, "x = data.t.r", NULL, false);
+	is_str(got, "[{\"x\":[\"allow\",3]}]", "the kept value, again");
+	free(got);
+	got = eval_on(p, "x = data.t.v", NULL, false);
+	is_str(got, "[{\"x\":[\"block\",1]}]",
+	    "under a with-modifier on data the rules are evaluated again");
+	free(got);
+	got =
+	    eval_on(p, "x = data.t.r with data.cfg.mode as \"m\"", NULL, false);
+	is_str(got, "[{\"x\":[\"m\",3]}]", "as under a query's");
+	free(got);
+	got = eval_on(p, "x = data.t.nums", NULL, false);
+	is_str(got, "[{\"x\":[1]}]", "a builtin error made undefined");
+	free(got);
+	g = find_group(p, "data.t.nums");
+	ok(g != NULL && g->pre == NULL, "keeps the value from being kept");
+	got = eval_on(p, "x = data.t.nums", NULL, true);
+	is_str(got, "error", "so that a strict evaluation still fails");
+	free(got);
+	axp_policy_free(p);
+	axp_compiler_free(c);
+}
+
+/* r := a if { P; T } and r := b if { P; not T }: the second body is not
+ * run when the first succeeded, with the same answers as when it is. */
+static void
+test_exclusive_defs(void)
+{
+	static const char *const inputs[] = {
+		"{\"m\": {\"ports\": [443]}, \"p\": 443}",
+		"{\"m\": {\"ports\": [443]}, \"p\": 80}",
+		"{\"m\": {}, \"p\": 443}", "{\"p\": 443}", "{}",
+		"{\"m\": {\"ports\": [443]}, \"p\": 443, \"fail\": true}",
+		"{\"m\": {\"ports\": 7}, \"p\": 443}"
+	};
+	/* @: a statement that makes the bodies differ (no exclusion) */
+	static const char mod[] =
+	    "package t\n"
+	    "r := {\"ok\": true, \"m\": m} if {\n"
+	    "m := input.m\ninput.p in m.ports\nnot input.fail\n}\n"
+	    "r := {\"ok\": false, \"m\": m} if {\n"
+	    "m := input.m@\nnot input.p in m.ports\n}\n";
+	char *f = with_use(mod, ""), *g = with_use(mod, "\ntrue");
+	struct axp_compiler *c;
+	struct axp_policy *p;
+	const struct rgroup *gr;
+	int bad = 0, strict;
+	size_t i;
+
+	for (strict = 0; strict < 2; strict++)
+		for (i = 0; i < AXG_ARRAY_LEN(inputs); i++) {
+			char *a =
+			    eval_query(f, "x = data.t.r", inputs[i], strict);
+			char *b =
+			    eval_query(g, "x = data.t.r", inputs[i], strict);
+			if (strcmp(a, b) != 0) {
+				bad++;
+				tap_diag("input %s: %s vs %s", inputs[i], a, b);
+			}
+			free(a);
+			free(b);
+		}
+	is_int(bad, 0, "exclusive definitions: same answers as both run");
+	p = compile_mod(f, &c);
+	gr = find_group(p, "data.t.r");
+	ok(gr != NULL && gr->ndefs == 2 && gr->defs[1]->excl_by == 1,
+	    "the second definition is marked excluded by the first");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	p = compile_mod(g, &c);
+	gr = find_group(p, "data.t.r");
+	ok(gr != NULL && gr->ndefs == 2 && gr->defs[1]->excl_by == 0,
+	    "not when the bodies differ before the not");
+	axp_policy_free(p);
+	axp_compiler_free(c);
+	free(f);
+	free(g);
+	/* a body with several solutions before the test: both run, and
+	 * their conflict is found */
+	f = eval_query("package t\n"
+		       "r := 1 if {\nsome x in input.xs\nx > 1\n}\n"
+		       "r := 2 if {\nsome x in input.xs\nnot x > 1\n}\n",
+	    "x = data.t.r", "{\"xs\": [1, 2]}", false);
+	like_str(f, "complete rules must not produce multiple outputs",
+	    "an iteration before the test: the conflict is found");
+	free(f);
+}
+
+/* Comparisons of two int64 numbers take a shortcut: the same order as
+ * the general comparison, at int64's ends and against other numbers. */
+static void
+test_int_compare(void)
+{
+	char *got = eval_expr("[9223372036854775807 > -9223372036854775808, "
+			      "-9223372036854775808 < 0, 2 <= 2, 3 >= 4, "
+			      "1 < 1.5, 2 > 1.5, 1 == 1.0, 1 != 2, "
+			      "18446744073709551616 > 9223372036854775807, "
+			      "-18446744073709551616 < -9223372036854775808, "
+			      "7 < \"7\"]",
+	    false);
+
+	is_str(got, "[true,true,true,false,true,true,true,true,true,true,true]",
+	    "int64 comparisons, and against floats, big numbers, strings");
+	free(got);
 }
 
 int
@@ -721,6 +1352,14 @@ main(void)
 	test_object_get();
 	test_object_hash();
 	test_compiled_fastpaths();
+	test_input_memo();
+	test_split_fusion();
+	test_range_fusion();
+	test_basedata_fusion();
+	test_dot_test();
+	test_pure_rules();
+	test_exclusive_defs();
+	test_int_compare();
 	test_lending();
 	test_small_ints();
 	test_memory();

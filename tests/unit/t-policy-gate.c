@@ -380,10 +380,57 @@ test_query(void)
 	gate_unref(g);
 }
 
+/* The input document is built in key order without sorting: every key
+ * is found, and it equals the same document read back from its JSON. */
+static void
+test_input_doc(void)
+{
+	static const struct gate_header h[] = { { "X-A", 3, "1", 1 },
+		{ "Accept", 6, "*", 1 } };
+	static const char *const keys[] = { "addr", "addr_class", "client",
+		"headers", "host", "host_suffixes", "host_type", "job", "kind",
+		"method", "path", "port", "query", "scheme", "sni" };
+	struct gate_request r;
+	struct axv *in, *back;
+	char *json;
+	int missing = 0;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	r.entry = GATE_HTTP;
+	r.host = "a.b.example.com";
+	r.port = 8080;
+	r.client_addr = "10.200.0.2";
+	r.job = "j-1";
+	r.addr = "93.184.216.34";
+	r.addr_class = "public";
+	r.scheme = "http";
+	r.method = "GET";
+	r.path = "/x";
+	r.query = "q=1";
+	r.headers = h;
+	r.nheaders = 2;
+	r.sni = "a.b.example.com";
+	r.tokens = -1;
+	in = gate_input(&r);
+	for (i = 0; i < AXG_ARRAY_LEN(keys); i++)
+		missing += axv_object_gets(in, keys[i]) == NULL;
+	is_int(missing, 0, "every key of the input document is found");
+	json = axv_json_str(in);
+	back = axv_from_json(json, strlen(json), NULL, NULL, 0);
+	ok(back != NULL && axv_equal(in, back) &&
+		axv_object_len(in) == AXG_ARRAY_LEN(keys),
+	    "and the document is the one its JSON reads back as");
+	free(json);
+	axv_unref(back);
+	axv_unref(in);
+}
+
 int
 main(void)
 {
 	test_builtin();
+	test_input_doc();
 	test_modes();
 	test_user_modules();
 	test_bad_yaml();
