@@ -1,5 +1,8 @@
-/* builtins-numbers.c: numbers.range and numbers.range_step. */
+/* builtins-numbers.c: numbers.range, numbers.range_step and rand.intn. */
 #include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
 
 #include "policy/builtins.h"
 #include "policy/value-extra-a.h"
@@ -88,7 +91,56 @@ bi_range_step(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	return make_range(ctx, a, b, step, out);
 }
 
+/* A uniform integer in [0, n), n > 0, from the system's random bytes. */
+static int64_t
+uniform(uint64_t n)
+{
+	uint64_t x, lim = UINT64_MAX - UINT64_MAX % n;
+
+	do
+		arc4random_buf(&x, sizeof(x));
+	while (x >= lim);
+	return (int64_t)(x % n);
+}
+
+/* rand.intn(str, n): a random integer in [0, |n|), the same for the same
+ * (str, n) throughout an evaluation. */
+static int
+bi_rand_intn(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	int64_t n;
+	struct axv *key, *v;
+
+	if (!axp_bi_want(ctx, args, 1, AXV_STRING) ||
+	    axp_bia_int(ctx, args, 2, &n) != 0)
+		return AXP_BI_ERROR;
+	if (n == 0) {
+		*out = axv_int(0);
+		return AXP_BI_OK;
+	}
+	if (n == INT64_MIN)
+		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+		    "operand 2 out of range");
+	if (n < 0)
+		n = -n;
+	key = axv_array_new(3);
+	axv_array_push(key, axv_cstr("rand.intn"));
+	axv_array_push(key, axv_ref(args[0]));
+	axv_array_push(key, axv_int(n));
+	if ((v = axp_bctx_memo_get(ctx, key)) != NULL) {
+		axv_unref(key);
+		*out = axv_ref(v);
+		return AXP_BI_OK;
+	}
+	v = axv_int(uniform((uint64_t)n));
+	axp_bctx_memo_put(ctx, key, axv_ref(v));
+	*out = v;
+	return AXP_BI_OK;
+}
+
 const struct axp_builtin axp_builtins_numbers[] = {
+	{ "rand.intn", 2, bi_rand_intn, "(string, number) => number",
+	    AXP_BIF_NONDET },
 	{ "numbers.range", 2, bi_range, "(number, number) => array[number]",
 	    0 },
 	{ "internal.range_check", 2, bi_range_check, "(number, number) => null",

@@ -57,6 +57,13 @@ struct axp_bctx {
  * builtin that asks, then the same for the rest of the evaluation. */
 int64_t axp_bctx_now_ns(struct axp_bctx *ctx);
 
+/* What a nondeterministic builtin answered for key earlier in the same
+ * evaluation (borrowed), or NULL; and recording it (takes key and val).
+ * OPA gives rand.intn the same value for the same arguments throughout a
+ * query.  Without an evaluation (a direct call) nothing is kept. */
+struct axv *axp_bctx_memo_get(struct axp_bctx *ctx, const struct axv *key);
+void axp_bctx_memo_put(struct axp_bctx *ctx, struct axv *key, struct axv *val);
+
 typedef int (*axp_builtin_fn)(struct axp_bctx *ctx, struct axv *const *args,
     struct axv **out);
 

@@ -69,6 +69,7 @@ struct ev {
 	int64_t mem_base, max_mem; /* axv_mem_live() at the start, the limit */
 	bool strict;
 	int64_t now_ns;
+	struct axv *memo; /* values of nondeterministic builtins (memo_put) */
 	int depth;
 	struct axv *results;
 	struct axv *exprs; /* NULL: not wanted */
@@ -981,6 +982,31 @@ axp_bctx_now_ns(struct axp_bctx *ctx)
 	if (ev->now_ns == 0)
 		ev->now_ns = (int64_t)axg_now_ms() * 1000000;
 	return ev->now_ns;
+}
+
+struct axv *
+axp_bctx_memo_get(struct axp_bctx *ctx, const struct axv *key)
+{
+	struct ev *ev = ctx->eval;
+
+	if (ev == NULL || ev->memo == NULL)
+		return NULL;
+	return axv_object_get(ev->memo, key);
+}
+
+void
+axp_bctx_memo_put(struct axp_bctx *ctx, struct axv *key, struct axv *val)
+{
+	struct ev *ev = ctx->eval;
+
+	if (ev == NULL) {
+		axv_unref(key);
+		axv_unref(val);
+		return;
+	}
+	if (ev->memo == NULL)
+		ev->memo = axv_object_new(4);
+	axv_object_put(ev->memo, key, val);
 }
 
 /* Call a user function or a builtin, honouring mocks.  0 with *out (NULL:
@@ -2037,6 +2063,7 @@ axp_eval_exprs(const struct axp_query *q, struct axv *input,
 	m->captrail = ev.captrail;
 	evmem_give(m);
 	axv_unref(ev.input);
+	axv_unref(ev.memo);
 	if (rc < 0 || ev.failed) {
 		axv_unref(ev.results);
 		axv_unref(ev.exprs);

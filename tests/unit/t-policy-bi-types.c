@@ -1,5 +1,5 @@
-/* Builtins: is_* type tests, type_name, to_number, numbers.range and
- * numbers.range_step. */
+/* Builtins: is_* type tests, type_name, to_number, numbers.range,
+ * numbers.range_step and rand.intn. */
 #include "config.h"
 
 #include "tests/unit/policy-bi.h"
@@ -49,6 +49,13 @@ static const struct bi_row rows[] = {
 	{ "to_number", "[[]]",
 	    "!eval_type_error: to_number: operand 1 must be one of {null, "
 	    "boolean, number, string} but got array" },
+	/* rand.intn, called directly (no evaluation: nothing kept) */
+	{ "rand.intn", "[\"k\", 0]", "0" },
+	{ "rand.intn", "[\"k\", 1]", "0" },
+	{ "rand.intn", "[\"k\", -1]", "0" },
+	{ "rand.intn", "[\"k\", 1.5]",
+	    "!eval_type_error:operand 2 must be integer number" },
+	{ "rand.intn", "[1, 5]", "!eval_type_error:operand 1 must be string" },
 	/* numbers.range */
 	{ "numbers.range", "[0, 3]", "=[0,1,2,3]" },
 	{ "numbers.range", "[3, 0]", "=[3,2,1,0]" },

@@ -295,6 +295,20 @@ main(void)
 	check("package t\np := x if { x := input.v with input as {\"v\": 7} "
 	      "}\n",
 	    "x = data.t.p", NULL, "[{\"x\":7}]", "with input");
+	/* rand.intn: one value per (str, n) throughout an evaluation, in
+	 * range; different strings draw on their own */
+	check("package t\np := count({rand.intn(\"k\", 1000000) | "
+	      "numbers.range(1, 50)[_]})\n",
+	    "x = data.t.p", NULL, "[{\"x\":1}]",
+	    "rand.intn gives one value for the same arguments");
+	check("package t\np := count({rand.intn(format_int(i, 10), "
+	      "1000000) | some i in numbers.range(1, 50)}) > 1\n",
+	    "x = data.t.p", NULL, "[{\"x\":true}]",
+	    "and draws again for other arguments");
+	check("package t\np := [x | some i in numbers.range(1, 200); "
+	      "x := rand.intn(format_int(i, 10), -3); x < 0]\n",
+	    "x = data.t.p", NULL, "[{\"x\":[]}]",
+	    "a negative n draws from [0, |n|)");
 	check("package t\np := 1\np := 2\n", "x = data.t.p", NULL,
 	    "error eval_conflict_error complete rules must not produce "
 	    "multiple outputs",
