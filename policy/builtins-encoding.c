@@ -869,9 +869,8 @@ fail:
 	return NULL;
 }
 
-/* Decode the first document of a YAML text; NULL with err set. */
-static struct axv *
-yaml_decode(const char *s, size_t n, char *err, size_t errlen)
+struct axv *
+axv_yaml_decode(const char *s, size_t n, char *err, size_t errlen)
 {
 	struct ydec d;
 	yaml_event_t ev;
@@ -934,7 +933,7 @@ bi_yaml_unmarshal(struct axp_bctx *ctx, struct axv *const *args,
 
 	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
 		return AXP_BI_ERROR;
-	v = yaml_decode(axv_str(args[0]), axv_strlen(args[0]), err,
+	v = axv_yaml_decode(axv_str(args[0]), axv_strlen(args[0]), err,
 	    sizeof(err));
 	if (v == NULL)
 		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN, "%s", err);
@@ -954,7 +953,7 @@ bi_yaml_is_valid(struct axp_bctx *ctx, struct axv *const *args,
 		*out = axv_bool(false);
 		return AXP_BI_OK;
 	}
-	v = yaml_decode(axv_str(args[0]), axv_strlen(args[0]), err,
+	v = axv_yaml_decode(axv_str(args[0]), axv_strlen(args[0]), err,
 	    sizeof(err));
 	*out = axv_bool(v != NULL);
 	axv_unref(v);

@@ -54,7 +54,8 @@ policy_libaxpolicy_core_la_SOURCES += \
 	%reldir%/builtins-x509.c \
 	%reldir%/builtins-math.c \
 	%reldir%/builtins-graph.c \
-	%reldir%/builtins-providers.c
+	%reldir%/builtins-providers.c \
+	%reldir%/annotations.h %reldir%/annotations.c
 policy_libaxpolicy_core_la_SOURCES += %reldir%/jidx.h %reldir%/jidx.c
 policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-uri.c
 policy_libaxpolicy_core_la_SOURCES += %reldir%/fmt.c
