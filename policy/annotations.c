@@ -171,9 +171,7 @@ annot_at(const struct ast_module *m, int line, const char *def_scope,
 		raw = axv_object_new(0);
 	}
 	if (raw == NULL || axv_kind(raw) != AXV_OBJECT) {
-		snprintf(err, errlen,
-		    "%s:%d: rego_parse_error: METADATA "
-		    "block: %s",
+		snprintf(err, errlen, "METADATA block at %s:%d: %s",
 		    m->file ? m->file : "", at,
 		    raw == NULL ? e : "not a YAML mapping");
 		axv_unref(raw);

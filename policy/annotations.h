@@ -19,8 +19,9 @@
 
 /* The values of rego.metadata.rule() and rego.metadata.chain() for rule
  * r (a definition of module m), given every module of the policy.  New
- * references in *rule and *chain.  -1 with "file:line: message" in err
- * when a METADATA block on the way is not a YAML mapping. */
+ * references in *rule and *chain.  -1 with a message naming the block's
+ * file and line in err when a METADATA block on the way is not a YAML
+ * mapping. */
 int axp_annot_for_rule(struct ast_module *const *mods, size_t nmods,
     const struct ast_module *m, const struct ast_rule *r, struct axv **rule,
     struct axv **chain, char *err, size_t errlen);

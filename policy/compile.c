@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/annotations.h"
 #include "policy/policy-int.h"
 
 const char *const ir_opcode_names[] = {
@@ -29,7 +30,8 @@ struct comp {
 	struct axp_policy *pol;
 	struct ast_arena *A;
 	struct axp_diags *ds;
-	struct rgroup *cur; /* the group being compiled */
+	struct rgroup *cur;	   /* the group being compiled */
+	struct ast_rule *cur_rule; /* the definition (else chain head) */
 	int nerr;
 	int nfresh; /* fresh vars made so far */
 	struct ast_module *
@@ -1966,6 +1968,43 @@ lower_print(struct cc *cc, struct ast_term *t, struct sbuf *sb)
 	return s->c;
 }
 
+/* rego.metadata.rule() and rego.metadata.chain(): constants, from the
+ * METADATA blocks of the rule being compiled (annotations.c); {} and []
+ * outside a rule. */
+static struct opd
+lower_metadata(struct cc *cc, struct ast_term *t, const char *name)
+{
+	struct comp *C = cc->C;
+	bool chain = strcmp(name, "rego.metadata.chain") == 0;
+	struct axv *rule = NULL, *ch = NULL;
+	char err[512];
+
+	const struct ast_module *m = NULL;
+
+	/* the module that holds the definition: a rule may be defined in
+	 * several modules of its package */
+	for (size_t i = 0; C->cur_rule != NULL && m == NULL && i < C->nmods;
+	     i++)
+		for (const struct ast_rule *r = C->mods[i]->rules; r != NULL;
+		     r = r->next)
+			if (r == C->cur_rule)
+				m = C->mods[i];
+	if (m == NULL)
+		return opd_const(C,
+		    chain ? axv_array_new(0) : axv_object_new(0));
+	if (axp_annot_for_rule(C->mods, C->nmods, m, C->cur_rule, &rule, &ch,
+		err, sizeof(err)) < 0) {
+		cerr(C, &t->loc, AXP_ERR_PARSE, "%s", err);
+		return opd_const(C, axv_null());
+	}
+	if (chain) {
+		axv_unref(rule);
+		return opd_const(C, ch);
+	}
+	axv_unref(ch);
+	return opd_const(C, rule);
+}
+
 static struct opd
 lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 {
@@ -1982,6 +2021,10 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 		*stmt_only = true;
 		return lower_print(cc, t, sb);
 	}
+	if (bi == NULL && rg == NULL && t->n == 0 &&
+	    (strcmp(name, "rego.metadata.rule") == 0 ||
+		strcmp(name, "rego.metadata.chain") == 0))
+		return lower_metadata(cc, t, name);
 	if (bi == NULL && rg == NULL) {
 		cerr(cc->C, &t->loc, AXP_ERR_TYPE, "undefined function %s",
 		    name[0] ? name : "(call)");
@@ -3499,12 +3542,16 @@ compile_group(struct comp *C, struct rgroup *g)
 		} else {
 			g->defdef = ast_alloc(C->A, sizeof(*g->defdef));
 			g->defdef->ast = g->defrule;
+			C->cur_rule = g->defrule;
 			compile_def(C, g, g->defdef, g->defrule);
 		}
 	}
-	for (i = 0; i < g->ndefs; i++)
+	for (i = 0; i < g->ndefs; i++) {
+		C->cur_rule = g->defs[i]->ast;
 		compile_def(C, g, g->defs[i], g->defs[i]->ast);
+	}
 	C->cur = NULL;
+	C->cur_rule = NULL;
 }
 
 /* Recursion: a group reachable from itself. */

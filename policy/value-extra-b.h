@@ -29,8 +29,7 @@ int axv_go_json(const struct axv *v, struct axg_buf *b, const char *prefix,
 
 /* The first document of a YAML text as a value (builtins-encoding.c, as
  * yaml.unmarshal decodes it); NULL with err set. */
-struct axv *axv_yaml_decode(const char *s, size_t n, char *err,
-    size_t errlen);
+struct axv *axv_yaml_decode(const char *s, size_t n, char *err, size_t errlen);
 
 /* A string value that takes b's contents (b is left empty). */
 struct axv *axv_string_buf(struct axg_buf *b);

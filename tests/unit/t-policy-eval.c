@@ -295,6 +295,37 @@ main(void)
 	check("package t\np := x if { x := input.v with input as {\"v\": 7} "
 	      "}\n",
 	    "x = data.t.p", NULL, "[{\"x\":7}]", "with input");
+	/* rego.metadata: METADATA blocks read as OPA reads them */
+	check("# METADATA\n# description: pkg\npackage t\n\n"
+	      "# METADATA\n# title: T\n# authors:\n# - Jane Doe <j@x.org>\n"
+	      "# related_resources: [https://x.org/r]\n"
+	      "p := rego.metadata.rule()\n",
+	    "x = data.t.p", NULL,
+	    "[{\"x\":{\"authors\":[{\"email\":\"j@x.org\",\"name\":"
+	    "\"Jane Doe\"}],\"related_resources\":[{\"ref\":\"https://x.org/"
+	    "r\"}],\"scope\":\"rule\",\"title\":\"T\"}}]",
+	    "rego.metadata.rule: the block above the rule, normalised");
+	check("# METADATA\n# description: pkg\npackage t\n\n"
+	      "# METADATA\n# scope: document\n# title: D\np := 1 if false\n\n"
+	      "p := rego.metadata.chain()\n",
+	    "x = data.t.p", NULL,
+	    "[{\"x\":[{\"path\":[\"t\",\"p\"]},{\"annotations\":{\"scope\":"
+	    "\"document\",\"title\":\"D\"},\"path\":[\"t\",\"p\"]},"
+	    "{\"annotations\":{\"description\":\"pkg\",\"scope\":"
+	    "\"package\"},\"path\":[\"t\"]}]}]",
+	    "rego.metadata.chain: rule, document and package scopes");
+	check("package t\n\n# a comment, not a block\n"
+	      "p := rego.metadata.rule()\n",
+	    "x = data.t.p", NULL, "[{\"x\":{}}]",
+	    "no METADATA block: rego.metadata.rule() is {}");
+	check("package t\n\n# METADATA\n# title: [unclosed\n"
+	      "p := rego.metadata.rule()\n",
+	    "x = data.t.p", NULL,
+	    "compile 5:6 rego_parse_error METADATA block at t.rego:3: yaml: "
+	    "line 1: did not find expected ',' or ']'",
+	    "a METADATA block that is not YAML is a located error");
+	check("package t\np := 1\n", "x = rego.metadata.chain()", NULL,
+	    "[{\"x\":[]}]", "rego.metadata.chain() in a query is []");
 	/* rand.intn: one value per (str, n) throughout an evaluation, in
 	 * range; different strings draw on their own */
 	check("package t\np := count({rand.intn(\"k\", 1000000) | "
