@@ -10,9 +10,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "policy/builtins.h"
 #include "policy/tzfile.h"
@@ -1219,6 +1221,36 @@ bi_parse_rfc3339_ns(struct axp_bctx *ctx, struct axv *const *args,
 	return parse_common(ctx, "2006-01-02T15:04:05Z07:00", args[0], out);
 }
 
+/* test.sleep(duration): OPA's testing aid, for policy tests (axgate
+ * policy test, eval).  It sleeps at most TEST_SLEEP_MAX_NS; axgate's own
+ * policies may not call it (AXP_BIF_STALL). */
+#define TEST_SLEEP_MAX_NS (10 * 1000000000LL)
+
+static int
+bi_test_sleep(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
+{
+	int64_t d;
+	struct timespec ts;
+
+	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
+		return AXP_BI_ERROR;
+	if (go_duration(axv_str(args[0]), &d) != 0)
+		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+		    "time: invalid duration \"%.64s\"", axv_str(args[0]));
+	if (d > TEST_SLEEP_MAX_NS)
+		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+		    "sleeps of over %lld s are refused",
+		    TEST_SLEEP_MAX_NS / 1000000000LL);
+	if (d > 0) {
+		ts.tv_sec = (time_t)(d / 1000000000);
+		ts.tv_nsec = (long)(d % 1000000000);
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
+	*out = axv_null();
+	return AXP_BI_OK;
+}
+
 static int
 bi_parse_duration_ns(struct axp_bctx *ctx, struct axv *const *args,
     struct axv **out)
@@ -1441,6 +1473,8 @@ const struct axp_builtin axp_builtins_time[] = {
 	{ "time.parse_ns", 2, bi_parse_ns, "(string, string) => number", 0 },
 	{ "time.parse_rfc3339_ns", 1, bi_parse_rfc3339_ns, "(string) => number",
 	    0 },
+	{ "test.sleep", 1, bi_test_sleep, "(string) => null",
+	    AXP_BIF_NONDET | AXP_BIF_STALL },
 	{ "time.parse_duration_ns", 1, bi_parse_duration_ns,
 	    "(string) => number", 0 },
 	{ "time.date", 1, bi_date,

@@ -70,6 +70,7 @@ typedef int (*axp_builtin_fn)(struct axp_bctx *ctx, struct axv *const *args,
 /* flags */
 #define AXP_BIF_NONDET	0x1 /* may give different results for the same args */
 #define AXP_BIF_NETWORK 0x2 /* reaches the network (AXP_COMPILE_OFFLINE) */
+#define AXP_BIF_STALL	0x4 /* holds the evaluation (AXP_COMPILE_OFFLINE) */
 
 struct axp_builtin {
 	const char *name; /* dotted Rego name, e.g. "strings.replace_n" */

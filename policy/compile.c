@@ -2038,6 +2038,14 @@ lower_call(struct cc *cc, struct ast_term *t, struct sbuf *sb, bool *stmt_only)
 		    bi->name);
 		return opd_const(cc->C, axv_null());
 	}
+	if (bi != NULL && (bi->flags & AXP_BIF_STALL) &&
+	    (cc->C->pol->flags & AXP_COMPILE_OFFLINE)) {
+		cerr(cc->C, &t->loc, AXP_ERR_TYPE,
+		    "%s is not available in axgate policies (it would hold "
+		    "a proxy worker)",
+		    bi->name);
+		return opd_const(cc->C, axv_null());
+	}
 	arity = bi ? (size_t)bi->arity : rg->nargs;
 	if (t->n != arity && t->n != arity + 1) {
 		cerr(cc->C, &t->loc, AXP_ERR_TYPE,

@@ -1,6 +1,6 @@
 #!/bin/sh
-# A policy that calls http.send does not load on the gate's path (a located
-# error), while axgate policy eval still compiles it.
+# A policy that calls http.send or test.sleep does not load on the gate's
+# path (a located error), while axgate policy eval still compiles it.
 . "$top_srcdir/tests/lib.sh"
 
 t=$(mktemp -d "${TMPDIR:-/tmp}/axg-offline.XXXXXX") || exit 1
@@ -33,6 +33,21 @@ like "$err" "http.send is not available" "with the same error"
 out=$("$AXGATE" policy eval -d "$t/net.rego" 'data.axgate.extra.x' 2>&1); rc=$?
 is "$rc" 0 "policy eval -d still compiles a module calling http.send"
 is "$out" '{}' "and the call, never sent, is undefined"
+
+cat >"$t/sleep.rego" <<'REGO'
+package axgate.extra
+
+x if {
+	test.sleep("1ms")
+}
+REGO
+sed "s|$t/net.rego|$t/sleep.rego|" "$t/p.yaml" >"$t/s.yaml"
+err=$("$AXGATE" policy check "$t/s.yaml" 2>&1); rc=$?
+is "$rc" 1 "a policy calling test.sleep fails to load"
+like "$err" "sleep.rego:4:2: rego_type_error: test.sleep is not available in axgate policies" \
+	"the error names the file, line and column of the call"
+out=$("$AXGATE" policy eval -d "$t/sleep.rego" 'data.axgate.extra.x' 2>&1)
+like "$out" '"value":true' "policy eval -d runs test.sleep"
 
 cat >"$t/nonet.rego" <<'REGO'
 package axgate.extra

@@ -10,6 +10,12 @@
 
 static const struct bi_row rows[] = {
 	{ "time.now_ns", "[]", "1700000000123456789" },
+	{ "test.sleep", "[\"1ms\"]", "null" },
+	{ "test.sleep", "[\"0s\"]", "null" },
+	{ "test.sleep", "[\"soon\"]",
+	    "!eval_builtin_error:time: invalid duration" },
+	{ "test.sleep", "[\"11s\"]",
+	    "!eval_builtin_error:sleeps of over 10 s are refused" },
 	{ "time.parse_ns", "[" RFC3339 ", \"2017-06-02T19:00:00-07:00\"]",
 	    "1496455200000000000" },
 	{ "time.parse_ns",
