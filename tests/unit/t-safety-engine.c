@@ -201,6 +201,74 @@ test_prefilter(void)
 		free((char *)pats[i].bytes);
 }
 
+struct stopper {
+	size_t calls, stop_at;
+	size_t last_end;
+};
+
+static int
+stop_at_nth(size_t end, uint32_t id, void *arg)
+{
+	struct stopper *st = arg;
+
+	(void)id;
+	st->last_end = end;
+	return ++st->calls == st->stop_at ? 7 : 0;
+}
+
+/* A keyword in every block of 8 ends: the SIMD loops collect the blocks
+ * with a candidate and report them in batches, which here fill up many
+ * times over.  Every path reports every hit, in order, and a callback
+ * that stops the scan deep inside a batch stops it at once. */
+static void
+test_prefilter_batches(void)
+{
+	static const char unit[] = "key Token "; /* ends 3 and 9 of 10 */
+	const struct leak_ac_pattern pats[] = { { "key", 3, 0 },
+		{ "token", 5, 1 } };
+	struct leak_ac *ac = leak_ac_new(pats, AXG_ARRAY_LEN(pats));
+	size_t n = 10 * 3001, want = 2 * 3001;
+	uint8_t *p = axg_malloc(n);
+	bool all_found = true, all_stop = true;
+
+	for (size_t i = 0; i < n; i += 10)
+		memcpy(p + i, unit, 10);
+	for (int simd = 0; simd < 3; simd++) {
+		struct hits h = { 0 };
+		leak_ac_set_simd(ac, simd != 0);
+		leak_ac_set_avx512(ac, simd == 2);
+		leak_ac_scan(ac, p, n, record, &h);
+		bool good = h.n == want;
+		for (size_t i = 0; good && i < h.n; i++)
+			good = h.end[i] == 10 * (i / 2) + (i % 2 ? 9 : 3) &&
+			    h.id[i] == i % 2;
+		all_found = all_found && good;
+		hits_free(&h);
+		/* Stop at hits in the first batch, deep in a later one, at
+		 * a batch's last and at the very last hit. */
+		const size_t stops[] = { 1, 2, 100, 777, 1024, 1025, want };
+		for (size_t k = 0; k < AXG_ARRAY_LEN(stops); k++) {
+			struct stopper st = { 0, stops[k], 0 };
+			size_t i = stops[k] - 1;
+			int rc = leak_ac_scan(ac, p, n, stop_at_nth, &st);
+			if (rc != 7 || st.calls != stops[k] ||
+			    st.last_end != 10 * (i / 2) + (i % 2 ? 9 : 3)) {
+				tap_diag("path %d, stop %zu: rc %d, %zu calls",
+				    simd, stops[k], rc, st.calls);
+				all_stop = false;
+			}
+		}
+	}
+	leak_ac_set_simd(ac, true);
+	ok(all_found,
+	    "a hit in every block: every path reports each, in order");
+	ok(all_stop,
+	    "a callback's non-zero return stops each path at once, "
+	    "wherever it falls in a batch");
+	free(p);
+	leak_ac_free(ac);
+}
+
 /* ---- compilation on first use ---- */
 
 struct worker {
@@ -672,6 +740,7 @@ int
 main(void)
 {
 	test_prefilter();
+	test_prefilter_batches();
 	test_lazy(); /* first: it counts the rules compiled so far */
 	test_scan_paths();
 	test_base64_runs();
