@@ -216,6 +216,50 @@ stop_at_nth(size_t end, uint32_t id, void *arg)
 	return ++st->calls == st->stop_at ? 7 : 0;
 }
 
+/* The filter's pair hash gives every two pairs of letters and digits
+ * (case folded) their own entries, so on text of letters and digits it
+ * lets a keyword end only after a pair that ends some keyword. */
+static void
+test_prefilter_pairs(void)
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	enum { NKW = 64, N = 1 << 18 };
+	struct leak_ac_pattern pats[NKW];
+	char kw[NKW][9];
+	static bool last[256][256];
+	size_t passed = 0, stray = 0;
+
+	memset(last, 0, sizeof(last));
+	for (size_t i = 0; i < NKW; i++) {
+		size_t len = 3 + i % 6;
+		for (size_t j = 0; j < len; j++)
+			kw[i][j] = alnum[rnd() % (sizeof(alnum) - 1)];
+		kw[i][len] = '\0';
+		pats[i] = (struct leak_ac_pattern){ kw[i], len, (uint32_t)i };
+		last[(uint8_t)kw[i][len - 2]][(uint8_t)kw[i][len - 1]] = true;
+	}
+	struct leak_ac *ac = leak_ac_new(pats, NKW);
+	uint8_t *p = axg_malloc(N), *out = axg_malloc(N);
+	for (size_t i = 0; i < N; i++) {
+		char c = alnum[rnd() % (sizeof(alnum) - 1)];
+		p[i] = (uint8_t)(c >= 'a' && (rnd() & 1) ? c - 32 : c);
+	}
+	leak_ac_filter(ac, p, N, out);
+	for (size_t e = 2; e < N; e++) {
+		if (out[e] == 0)
+			continue;
+		passed++;
+		stray += !last[p[e - 1] | 0x20][p[e] | 0x20];
+	}
+	ok(passed > 0 && stray == 0,
+	    "on letters and digits, the filter passes only ends of a keyword's "
+	    "last pair (%zu ends passed, %zu after another pair)",
+	    passed, stray);
+	free(p);
+	free(out);
+	leak_ac_free(ac);
+}
+
 /* A keyword in every block of 8 ends: the SIMD loops collect the blocks
  * with a candidate and report them in batches, which here fill up many
  * times over.  Every path reports every hit, in order, and a callback
@@ -741,6 +785,7 @@ main(void)
 {
 	test_prefilter();
 	test_prefilter_batches();
+	test_prefilter_pairs();
 	test_lazy(); /* first: it counts the rules compiled so far */
 	test_scan_paths();
 	test_base64_runs();
