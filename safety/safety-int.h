@@ -140,6 +140,11 @@ struct leak_keyword {
 	bool word_start;
 	uint32_t *rules; /* indices into rs->rules */
 	size_t nrules, caprules;
+	/* If every rule of the keyword is a LEAK_RF_ASSIGN rule tried at
+	 * the keyword (not LEAK_RF_WINDOW), the least of their value_min,
+	 * else 0: a hit with a shorter assigned value is none of theirs,
+	 * which the scanner learns without reading the rules. */
+	size_t assign_min;
 };
 
 /* An open-addressing index of strings used while rules are added, so that

@@ -313,6 +313,61 @@ test_prefilter_batches(void)
 	leak_ac_free(ac);
 }
 
+/* A keyword whose rules all need an assigned value is skipped when too
+ * short a value follows it; one that also has a rule without that need
+ * is not, nor is one whose assignment rule needs less. */
+static void
+test_assign_shortcut(void)
+{
+	char err[256];
+	struct leak_ruleset *rs = leak_ruleset_alloc();
+	const char *both[] = { "qzkey" }, *only[] = { "qzpat" };
+	struct leak_findings f;
+	bool good = true;
+
+	good = good &&
+	    leak_ruleset_add(rs, "qz-assign", NULL, both, 1,
+		"qzkey\\s*=\\s*([a-z0-9]{12,})", 0, NULL, 0, LEAK_RF_ASSIGN,
+		LEAK_V_NONE, 0, 0, true, err, sizeof(err)) == 0;
+	good = good &&
+	    leak_ruleset_add(rs, "qz-dash", NULL, both, 1, "qzkey-([a-z]{4})",
+		0, NULL, 0, 0, LEAK_V_NONE, 0, 0, true, err, sizeof(err)) == 0;
+	good = good &&
+	    leak_ruleset_add(rs, "qz-short", NULL, only, 1,
+		"qzpat\\s*=\\s*([a-z0-9]{6,})", 0, NULL, 0, LEAK_RF_ASSIGN,
+		LEAK_V_NONE, 0, 0, true, err, sizeof(err)) == 0;
+	rs = good ? leak_ruleset_finish(rs, err, sizeof(err)) : rs;
+	ok(good && rs != NULL, "rules sharing a keyword load: %s",
+	    good ? "" : err);
+	if (!good || rs == NULL) {
+		leak_ruleset_free(rs);
+		return;
+	}
+	struct leak_scan *sc = leak_scan_new(rs, err, sizeof(err));
+	static const struct {
+		const char *text, *rule;
+	} cases[] = {
+		{ "x qzkey-wrtk y", "qz-dash" },
+		{ "x qzkey = k3j9x7q2m4v8p6 y", "qz-assign" },
+		{ "x qzpat = k3j9x7 y", "qz-short" },
+		{ "x qzkey = k3j9x7 y", NULL },
+	};
+	leak_findings_init(&f);
+	for (size_t i = 0; i < AXG_ARRAY_LEN(cases); i++) {
+		leak_findings_reset(&f);
+		int n = leak_scan_buffer(sc, cases[i].text,
+		    strlen(cases[i].text), &f, err, sizeof(err));
+		bool want = cases[i].rule != NULL;
+		ok(n == (want ? 1 : 0) &&
+			(!want || strcmp(f.v[0].rule_id, cases[i].rule) == 0),
+		    "\"%s\": %s", cases[i].text,
+		    want ? cases[i].rule : "nothing");
+	}
+	leak_findings_free(&f);
+	leak_scan_free(sc);
+	leak_ruleset_free(rs);
+}
+
 /* ---- compilation on first use ---- */
 
 struct worker {
@@ -790,5 +845,6 @@ main(void)
 	test_scan_paths();
 	test_base64_runs();
 	test_prechecks();
+	test_assign_shortcut();
 	return tap_done();
 }
