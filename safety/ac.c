@@ -397,6 +397,28 @@ report(const struct leak_ac *ac, const uint8_t *p, size_t e0, uint64_t r,
 	return 0;
 }
 
+/* Positions [p0, p0 + cnt), cnt <= 8, one at a time; *carry holds the
+ * filter bytes of ends p0 .. p0 + 7 from earlier positions and gets
+ * those of the next 8 ends. */
+static inline uint64_t
+block_scalar(const struct leak_ac *ac, const uint8_t *p, size_t p0,
+    unsigned cnt, uint64_t *carry)
+{
+	uint64_t lo = *carry, hi = 0;
+
+	for (unsigned k = 0; k < cnt; k++) {
+		size_t i = p0 + k;
+		uint64_t r = ac->reach[pair_hash(
+		    (uint32_t)p[i - 1] | (uint32_t)p[i] << 8)];
+		lo |= r << (8 * k);
+		if (k > 0)
+			hi |= r >> (64 - 8 * k);
+	}
+	*carry = hi;
+	return lo;
+}
+
+#ifdef AC_X86
 /* Blocks of 8 ends with a candidate, as the SIMD loops find them: they
  * are kept here and reported CAND_MAX at a time, not at once.  Whether a
  * block has a candidate cannot be predicted (on text, about one in eight
@@ -425,28 +447,6 @@ report_cands(const struct leak_ac *ac, const uint8_t *p, struct cands *c,
 	return 0;
 }
 
-/* Positions [p0, p0 + cnt), cnt <= 8, one at a time; *carry holds the
- * filter bytes of ends p0 .. p0 + 7 from earlier positions and gets
- * those of the next 8 ends. */
-static inline uint64_t
-block_scalar(const struct leak_ac *ac, const uint8_t *p, size_t p0,
-    unsigned cnt, uint64_t *carry)
-{
-	uint64_t lo = *carry, hi = 0;
-
-	for (unsigned k = 0; k < cnt; k++) {
-		size_t i = p0 + k;
-		uint64_t r = ac->reach[pair_hash(
-		    (uint32_t)p[i - 1] | (uint32_t)p[i] << 8)];
-		lo |= r << (8 * k);
-		if (k > 0)
-			hi |= r >> (64 - 8 * k);
-	}
-	*carry = hi;
-	return lo;
-}
-
-#ifdef AC_X86
 /* The filter bytes of 8 positions whose pair hashes are h[0..8). */
 #define ACC(k)                                                                 \
 	acc = _mm_or_si128(acc,                                                \
