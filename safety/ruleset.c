@@ -455,6 +455,19 @@ leak_ruleset_finish(struct leak_ruleset *rs, char *err, size_t errlen)
 	}
 	rs->ac = leak_ac_new(pats, rs->nkws);
 	free(pats);
+	for (size_t i = 0; i < rs->nkws; i++) {
+		struct leak_keyword *k = &rs->kws[i];
+		size_t least = SIZE_MAX;
+		for (size_t j = 0; j < k->nrules; j++) {
+			const struct leak_rule *r = &rs->rules[k->rules[j]];
+			if ((r->flags & (LEAK_RF_ASSIGN | LEAK_RF_WINDOW)) !=
+			    LEAK_RF_ASSIGN)
+				least = 0;
+			else if (r->value_min < least)
+				least = r->value_min;
+		}
+		k->assign_min = least == SIZE_MAX ? 0 : least;
+	}
 	for (int c = 0; c < 256; c++)
 		rs->b64tab[c] = (c >= 'A' && c <= 'Z') ||
 		    (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||

@@ -91,6 +91,10 @@ void leak_ac_set_simd(struct leak_ac *ac, bool on);
  * which leak_ac_set_simd restores) or only the AVX2 one (tests compare
  * the two). */
 void leak_ac_set_avx512(struct leak_ac *ac, bool on);
+/* For tests: out[e] gets the buckets (bits) of the keywords the filter
+ * lets end at p[e], e < n (0 where none can); out[0] is 0. */
+void leak_ac_filter(const struct leak_ac *ac, const uint8_t *p, size_t n,
+    uint8_t *out);
 /* Is the SIMD filter in use?  The scanner's other SIMD passes follow it,
  * so the same switch compares both paths of every pass. */
 bool leak_ac_simd(const struct leak_ac *ac);
@@ -136,6 +140,11 @@ struct leak_keyword {
 	bool word_start;
 	uint32_t *rules; /* indices into rs->rules */
 	size_t nrules, caprules;
+	/* If every rule of the keyword is a LEAK_RF_ASSIGN rule tried at
+	 * the keyword (not LEAK_RF_WINDOW), the least of their value_min,
+	 * else 0: a hit with a shorter assigned value is none of theirs,
+	 * which the scanner learns without reading the rules. */
+	size_t assign_min;
 };
 
 /* An open-addressing index of strings used while rules are added, so that

@@ -566,6 +566,12 @@ on_hit(size_t end, uint32_t kwid, void *arg)
 	/* The value length after an assignment, once per hit: SIZE_MAX
 	 * until a rule asks. */
 	size_t vlen = SIZE_MAX;
+	if (k->assign_min > 0) {
+		/* Most hits of the commonest keywords end here. */
+		vlen = leak_assigned_value_len(h->p, h->n, end);
+		if (vlen < k->assign_min)
+			return 0;
+	}
 	for (size_t i = 0; i < k->nrules; i++) {
 		uint32_t ri = k->rules[i];
 		const struct leak_rule *r = &sc->rs->rules[ri];

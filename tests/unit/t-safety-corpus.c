@@ -369,14 +369,23 @@ main(void)
 	ok(precision >= 99.0, "precision %.2f%% >= 99%%", precision);
 	ok(exact >= 90.0, "rule ids right for %.2f%% >= 90%%", exact);
 
-	/* The scalar prefilter finds exactly the same. */
-	struct stats s2 = { 0 };
-	leak_ac_set_simd(rs->ac, false);
-	run_file(sc, pos, true, &s2);
-	run_file(sc, neg, false, &s2);
-	ok(s2.digest == st.digest && s2.found == st.found &&
-		s2.exact == st.exact && s2.fp == st.fp,
-	    "the scalar prefilter gives the same findings");
+	/* The scalar prefilter finds exactly the same, and so does the
+	 * AVX2 one where the default is AVX-512 (where the CPU has no AVX2
+	 * that is the scalar one again). */
+	static const struct {
+		bool simd, avx512;
+		const char *name;
+	} paths[] = { { false, false, "scalar" }, { true, false, "AVX2" } };
+	for (size_t i = 0; i < AXG_ARRAY_LEN(paths); i++) {
+		struct stats s2 = { 0 };
+		leak_ac_set_simd(rs->ac, paths[i].simd);
+		leak_ac_set_avx512(rs->ac, paths[i].avx512);
+		run_file(sc, pos, true, &s2);
+		run_file(sc, neg, false, &s2);
+		ok(s2.digest == st.digest && s2.found == st.found &&
+			s2.exact == st.exact && s2.fp == st.fp,
+		    "the %s prefilter gives the same findings", paths[i].name);
+	}
 	leak_scan_free(sc);
 	leak_ruleset_free(rs);
 	return tap_done();

@@ -201,6 +201,173 @@ test_prefilter(void)
 		free((char *)pats[i].bytes);
 }
 
+struct stopper {
+	size_t calls, stop_at;
+	size_t last_end;
+};
+
+static int
+stop_at_nth(size_t end, uint32_t id, void *arg)
+{
+	struct stopper *st = arg;
+
+	(void)id;
+	st->last_end = end;
+	return ++st->calls == st->stop_at ? 7 : 0;
+}
+
+/* The filter's pair hash gives every two pairs of letters and digits
+ * (case folded) their own entries, so on text of letters and digits it
+ * lets a keyword end only after a pair that ends some keyword. */
+static void
+test_prefilter_pairs(void)
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	enum { NKW = 64, N = 1 << 18 };
+	struct leak_ac_pattern pats[NKW];
+	char kw[NKW][9];
+	static bool last[256][256];
+	size_t passed = 0, stray = 0;
+
+	memset(last, 0, sizeof(last));
+	for (size_t i = 0; i < NKW; i++) {
+		size_t len = 3 + i % 6;
+		for (size_t j = 0; j < len; j++)
+			kw[i][j] = alnum[rnd() % (sizeof(alnum) - 1)];
+		kw[i][len] = '\0';
+		pats[i] = (struct leak_ac_pattern){ kw[i], len, (uint32_t)i };
+		last[(uint8_t)kw[i][len - 2]][(uint8_t)kw[i][len - 1]] = true;
+	}
+	struct leak_ac *ac = leak_ac_new(pats, NKW);
+	uint8_t *p = axg_malloc(N), *out = axg_malloc(N);
+	for (size_t i = 0; i < N; i++) {
+		char c = alnum[rnd() % (sizeof(alnum) - 1)];
+		p[i] = (uint8_t)(c >= 'a' && (rnd() & 1) ? c - 32 : c);
+	}
+	leak_ac_filter(ac, p, N, out);
+	for (size_t e = 2; e < N; e++) {
+		if (out[e] == 0)
+			continue;
+		passed++;
+		stray += !last[p[e - 1] | 0x20][p[e] | 0x20];
+	}
+	ok(passed > 0 && stray == 0,
+	    "on letters and digits, the filter passes only ends of a keyword's "
+	    "last pair (%zu ends passed, %zu after another pair)",
+	    passed, stray);
+	free(p);
+	free(out);
+	leak_ac_free(ac);
+}
+
+/* A keyword in every block of 8 ends: the SIMD loops collect the blocks
+ * with a candidate and report them in batches, which here fill up many
+ * times over.  Every path reports every hit, in order, and a callback
+ * that stops the scan deep inside a batch stops it at once. */
+static void
+test_prefilter_batches(void)
+{
+	static const char unit[] = "key Token "; /* ends 3 and 9 of 10 */
+	const struct leak_ac_pattern pats[] = { { "key", 3, 0 },
+		{ "token", 5, 1 } };
+	struct leak_ac *ac = leak_ac_new(pats, AXG_ARRAY_LEN(pats));
+	size_t n = 10 * 3001, want = 2 * 3001;
+	uint8_t *p = axg_malloc(n);
+	bool all_found = true, all_stop = true;
+
+	for (size_t i = 0; i < n; i += 10)
+		memcpy(p + i, unit, 10);
+	for (int simd = 0; simd < 3; simd++) {
+		struct hits h = { 0 };
+		leak_ac_set_simd(ac, simd != 0);
+		leak_ac_set_avx512(ac, simd == 2);
+		leak_ac_scan(ac, p, n, record, &h);
+		bool good = h.n == want;
+		for (size_t i = 0; good && i < h.n; i++)
+			good = h.end[i] == 10 * (i / 2) + (i % 2 ? 9 : 3) &&
+			    h.id[i] == i % 2;
+		all_found = all_found && good;
+		hits_free(&h);
+		/* Stop at hits in the first batch, deep in a later one, at
+		 * a batch's last and at the very last hit. */
+		const size_t stops[] = { 1, 2, 100, 777, 1024, 1025, want };
+		for (size_t k = 0; k < AXG_ARRAY_LEN(stops); k++) {
+			struct stopper st = { 0, stops[k], 0 };
+			size_t i = stops[k] - 1;
+			int rc = leak_ac_scan(ac, p, n, stop_at_nth, &st);
+			if (rc != 7 || st.calls != stops[k] ||
+			    st.last_end != 10 * (i / 2) + (i % 2 ? 9 : 3)) {
+				tap_diag("path %d, stop %zu: rc %d, %zu calls",
+				    simd, stops[k], rc, st.calls);
+				all_stop = false;
+			}
+		}
+	}
+	leak_ac_set_simd(ac, true);
+	ok(all_found,
+	    "a hit in every block: every path reports each, in order");
+	ok(all_stop,
+	    "a callback's non-zero return stops each path at once, "
+	    "wherever it falls in a batch");
+	free(p);
+	leak_ac_free(ac);
+}
+
+/* A keyword whose rules all need an assigned value is skipped when too
+ * short a value follows it; one that also has a rule without that need
+ * is not, nor is one whose assignment rule needs less. */
+static void
+test_assign_shortcut(void)
+{
+	char err[256];
+	struct leak_ruleset *rs = leak_ruleset_alloc();
+	const char *both[] = { "qzkey" }, *only[] = { "qzpat" };
+	struct leak_findings f;
+	bool good = true;
+
+	good = good &&
+	    leak_ruleset_add(rs, "qz-assign", NULL, both, 1,
+		"qzkey\\s*=\\s*([a-z0-9]{12,})", 0, NULL, 0, LEAK_RF_ASSIGN,
+		LEAK_V_NONE, 0, 0, true, err, sizeof(err)) == 0;
+	good = good &&
+	    leak_ruleset_add(rs, "qz-dash", NULL, both, 1, "qzkey-([a-z]{4})",
+		0, NULL, 0, 0, LEAK_V_NONE, 0, 0, true, err, sizeof(err)) == 0;
+	good = good &&
+	    leak_ruleset_add(rs, "qz-short", NULL, only, 1,
+		"qzpat\\s*=\\s*([a-z0-9]{6,})", 0, NULL, 0, LEAK_RF_ASSIGN,
+		LEAK_V_NONE, 0, 0, true, err, sizeof(err)) == 0;
+	rs = good ? leak_ruleset_finish(rs, err, sizeof(err)) : rs;
+	ok(good && rs != NULL, "rules sharing a keyword load: %s",
+	    good ? "" : err);
+	if (!good || rs == NULL) {
+		leak_ruleset_free(rs);
+		return;
+	}
+	struct leak_scan *sc = leak_scan_new(rs, err, sizeof(err));
+	static const struct {
+		const char *text, *rule;
+	} cases[] = {
+		{ "x qzkey-wrtk y", "qz-dash" },
+		{ "x qzkey = k3j9x7q2m4v8p6 y", "qz-assign" },
+		{ "x qzpat = k3j9x7 y", "qz-short" },
+		{ "x qzkey = k3j9x7 y", NULL },
+	};
+	leak_findings_init(&f);
+	for (size_t i = 0; i < AXG_ARRAY_LEN(cases); i++) {
+		leak_findings_reset(&f);
+		int n = leak_scan_buffer(sc, cases[i].text,
+		    strlen(cases[i].text), &f, err, sizeof(err));
+		bool want = cases[i].rule != NULL;
+		ok(n == (want ? 1 : 0) &&
+			(!want || strcmp(f.v[0].rule_id, cases[i].rule) == 0),
+		    "\"%s\": %s", cases[i].text,
+		    want ? cases[i].rule : "nothing");
+	}
+	leak_findings_free(&f);
+	leak_scan_free(sc);
+	leak_ruleset_free(rs);
+}
+
 /* ---- compilation on first use ---- */
 
 struct worker {
@@ -672,9 +839,12 @@ int
 main(void)
 {
 	test_prefilter();
+	test_prefilter_batches();
+	test_prefilter_pairs();
 	test_lazy(); /* first: it counts the rules compiled so far */
 	test_scan_paths();
 	test_base64_runs();
 	test_prechecks();
+	test_assign_shortcut();
 	return tap_done();
 }
