@@ -1,5 +1,5 @@
 ## Tests of the builtins in policy/builtins-{encoding,bits,net,time,uuid,
-## crypto,jwt}.c.
+## crypto,jwt,x509,graphql}.c.
 EXTRA_DIST += %reldir%/unit/policy-bi-rows.h
 check_PROGRAMS += \
 	tests/unit/t-policy-bi-encoding \
@@ -9,7 +9,8 @@ check_PROGRAMS += \
 	tests/unit/t-policy-bi-uuid \
 	tests/unit/t-policy-bi-crypto \
 	tests/unit/t-policy-bi-jwt \
-	tests/unit/t-policy-bi-x509
+	tests/unit/t-policy-bi-x509 \
+	tests/unit/t-policy-bi-graphql
 TESTS += \
 	tests/unit/t-policy-bi-encoding \
 	tests/unit/t-policy-bi-bits \
@@ -18,6 +19,7 @@ TESTS += \
 	tests/unit/t-policy-bi-uuid \
 	tests/unit/t-policy-bi-crypto \
 	tests/unit/t-policy-bi-jwt \
-	tests/unit/t-policy-bi-x509
+	tests/unit/t-policy-bi-x509 \
+	tests/unit/t-policy-bi-graphql
 EXTRA_PROGRAMS += tests/bench/bench-policy-bi-b
 bench_programs += tests/bench/bench-policy-bi-b

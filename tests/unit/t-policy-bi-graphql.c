@@ -1,0 +1,209 @@
+/* Builtins: graphql.*; results, errors, and the bounds on hostile input. */
+#include "config.h"
+
+#include "common/common.h"
+#include "tests/unit/policy-bi.h"
+
+static const struct bi_row rows[] = {
+	{ "graphql.parse_query", "[\"{a(x: [1, \\\"s\\\"]) { b }}\"]",
+	    "{\"Operations\": [{\"Name\": \"\", \"Operation\": \"query\", "
+	    "\"SelectionSet\": [{\"Alias\": \"a\", \"Name\": \"a\", "
+	    "\"Arguments\": [{\"Name\": \"x\", \"Value\": {\"Children\": "
+	    "[{\"Name\": \"\", \"Value\": {\"ExpectedTypeHasDefault\": false, "
+	    "\"Kind\": 1, \"Raw\": \"1\"}}, {\"Name\": \"\", \"Value\": "
+	    "{\"ExpectedTypeHasDefault\": false, \"Kind\": 3, \"Raw\": "
+	    "\"s\"}}], \"ExpectedTypeHasDefault\": false, \"Kind\": 8, "
+	    "\"Raw\": \"\"}}], \"SelectionSet\": [{\"Alias\": \"b\", "
+	    "\"Name\": \"b\"}]}]}]}" },
+	{ "graphql.parse_query", "[\"\"]", "{}" },
+	{ "graphql.parse_query", "[\"{ a\"]",
+	    "!eval_builtin_error: graphql.parse_query: Expected Name, found "
+	    "<EOF> in GraphQL string at location 1:4" },
+	{ "graphql.parse_query", "[\"{ a(x: 'y') }\"]",
+	    "!eval_builtin_error: Unexpected <Invalid> in GraphQL string at "
+	    "location 1:8" },
+	{ "graphql.parse_query", "[\"{ a(x: \\\"\\\\u00e9\\\") }\"]",
+	    "{\"Operations\": [{\"Name\": \"\", \"Operation\": \"query\", "
+	    "\"SelectionSet\": [{\"Alias\": \"a\", \"Arguments\": "
+	    "[{\"Name\": \"x\", \"Value\": {\"ExpectedTypeHasDefault\": "
+	    "false, \"Kind\": 3, \"Raw\": \"\\u00e9\"}}], \"Name\": "
+	    "\"a\"}]}]}" },
+	{ "graphql.parse_query", "[1]",
+	    "!eval_type_error: graphql.parse_query: operand 1 must be string" },
+	{ "graphql.parse_schema", "[\"enum E { A @deprecated }\"]",
+	    "{\"Definitions\": [{\"BuiltIn\": false, \"Description\": \"\", "
+	    "\"EnumValues\": [{\"Description\": \"\", \"Directives\": "
+	    "[{\"Location\": \"\", \"Name\": \"deprecated\"}], \"Name\": "
+	    "\"A\"}], \"Kind\": \"ENUM\", \"Name\": \"E\"}]}" },
+	{ "graphql.parse_schema", "[\"type T { f: [String }\"]",
+	    "!eval_builtin_error: Expected ], found } in GraphQL string at "
+	    "location 1:21" },
+	{ "graphql.schema_is_valid", "[\"type Query { a: Int }\"]", "true" },
+	{ "graphql.schema_is_valid", "[\"type Query { a: Nope }\"]", "false" },
+	{ "graphql.schema_is_valid", "[\"type Query { a: Int a: Int }\"]",
+	    "false" },
+	{ "graphql.schema_is_valid", "[\"type __Q { a: Int }\"]", "false" },
+	{ "graphql.schema_is_valid", "[42]", "false" },
+	{ "graphql.is_valid",
+	    "[\"{ a { b } }\", \"type Query { a: A } type A { b: Int }\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"{ a { c } }\", \"type Query { a: A } type A { b: Int }\"]",
+	    "false" },
+	{ "graphql.is_valid",
+	    "[\"{ a }\", \"type Query { a: A } type A { b: Int }\"]", "false" },
+	{ "graphql.is_valid",
+	    "[\"query($v: Int) { a }\", \"type Query { a: Int }\"]", "false" },
+	{ "graphql.is_valid",
+	    "[\"{ ...F } fragment F on Query { ...F }\", "
+	    "\"type Query { a: Int }\"]",
+	    "false" },
+	{ "graphql.parse",
+	    "[\"{ a { c } }\", \"type Query { a: A } type A { b: Int }\"]",
+	    "!eval_builtin_error: graphql.parse: Cannot query field \"c\" on "
+	    "type \"A\" in GraphQL string at location 1:7" },
+	{ "graphql.parse", "[\"{ a }\", \"type Query { a: Int }\"]",
+	    "[{\"Operations\": [{\"Name\": \"\", \"Operation\": \"query\", "
+	    "\"SelectionSet\": [{\"Alias\": \"a\", \"Name\": \"a\"}]}]}, "
+	    "{\"Definitions\": [{\"BuiltIn\": false, \"Description\": \"\", "
+	    "\"Fields\": [{\"Description\": \"\", \"Name\": \"a\", \"Type\": "
+	    "{\"NamedType\": \"Int\", \"NonNull\": false}}], \"Kind\": "
+	    "\"OBJECT\", \"Name\": \"Query\"}]}]" },
+	{ "graphql.parse_and_verify", "[\"{ b }\", \"type Query { a: Int }\"]",
+	    "[false, {}, {}]" },
+	{ "graphql.parse_and_verify",
+	    "[{\"Operations\": [{\"Operation\": \"query\", \"SelectionSet\": "
+	    "[{\"Alias\": \"a\", \"Name\": \"a\"}]}]}, "
+	    "\"type Query { a: Int }\"]",
+	    "[true, {\"Operations\": [{\"Name\": \"\", \"Operation\": "
+	    "\"query\", \"SelectionSet\": [{\"Alias\": \"a\", \"Name\": "
+	    "\"a\"}]}]}, {\"Definitions\": [{\"BuiltIn\": false, "
+	    "\"Description\": \"\", \"Fields\": [{\"Description\": \"\", "
+	    "\"Name\": \"a\", \"Type\": {\"NamedType\": \"Int\", \"NonNull\": "
+	    "false}}], \"Kind\": \"OBJECT\", \"Name\": \"Query\"}]}]" },
+};
+
+/* Call a builtin on string arguments; returns its status, *msg the error
+ * message (static) when it failed. */
+static int
+call(const char *fn, const char *a, const char *b, struct axv **out,
+    const char **msg)
+{
+	static struct axp_bctx ctx;
+	const struct axp_builtin *bi = axp_builtin_lookup(fn, strlen(fn));
+	struct axv *args[2] = { axv_cstr(a), b != NULL ? axv_cstr(b) : NULL };
+	int rc;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.name = fn;
+	*out = NULL;
+	rc = bi->fn(&ctx, args, out);
+	*msg = ctx.msg;
+	axv_unref(args[0]);
+	axv_unref(args[1]);
+	return rc;
+}
+
+static char *
+repeat(const char *head, const char *unit, size_t n, const char *tail)
+{
+	struct axg_buf b;
+
+	axg_buf_init(&b, 0);
+	axg_buf_puts(&b, head);
+	for (size_t i = 0; i < n; i++)
+		axg_buf_puts(&b, unit);
+	axg_buf_puts(&b, tail);
+	axg_buf_putc(&b, 0);
+	return axg_buf_steal(&b, NULL);
+}
+
+static void
+want_error(const char *what, const char *fn, const char *a, const char *b,
+    const char *text)
+{
+	struct axv *out;
+	const char *msg;
+	int rc = call(fn, a, b, &out, &msg);
+
+	if (!ok(rc == AXP_BI_ERROR && strstr(msg, text) != NULL, "%s", what))
+		tap_diag("rc %d: %s", rc, msg);
+	axv_unref(out);
+}
+
+static void
+want_bool(const char *what, const char *fn, const char *a, const char *b,
+    bool want)
+{
+	struct axv *out;
+	const char *msg;
+	int rc = call(fn, a, b, &out, &msg);
+
+	if (!ok(rc == AXP_BI_OK && axv_kind(out) == AXV_BOOL &&
+		    axv_bool_get(out) == want,
+		"%s", what))
+		tap_diag("rc %d: %s", rc, msg);
+	axv_unref(out);
+}
+
+static void
+bounds(void)
+{
+	char *s;
+
+	s = repeat("", "{a", 100000, "");
+	want_error("deep selections end with an error", "graphql.parse_query",
+	    s, NULL, "nesting deeper than");
+	free(s);
+	s = repeat("{ a(x: ", "[", 100000, "");
+	want_error("deep list values end with an error", "graphql.parse_query",
+	    s, NULL, "nesting deeper than");
+	free(s);
+	s = repeat("{ a(x: ", "{b: ", 100000, "");
+	want_error("deep object values end with an error",
+	    "graphql.parse_query", s, NULL, "nesting deeper than");
+	free(s);
+	s = repeat("type T { f: ", "[", 100000, "");
+	want_error("deep list types end with an error", "graphql.parse_schema",
+	    s, NULL, "nesting deeper than");
+	free(s);
+	s = repeat("{", " a", 1100000, "}");
+	want_error("too many tokens end with an error", "graphql.parse_query",
+	    s, NULL, "more than 1000000 tokens");
+	free(s);
+	s = repeat("#", "xxxxxxxxxxxxxxxx", 300000, "\n{a}");
+	want_error("a huge document is refused", "graphql.parse_query", s, NULL,
+	    "larger than");
+	want_bool("a huge document is not valid", "graphql.is_valid", s,
+	    "type Query { a: Int }", false);
+	free(s);
+
+	/* a long chain of fragments: the walk into spreads is bounded */
+	{
+		struct axg_buf b;
+
+		axg_buf_init(&b, 0);
+		axg_buf_puts(&b, "{ ...F0 }\n");
+		for (int i = 0; i < 5000; i++)
+			axg_buf_printf(&b, "fragment F%d on Query { ...F%d }\n",
+			    i, i + 1);
+		axg_buf_puts(&b, "fragment F5000 on Query { a }\n");
+		axg_buf_putc(&b, 0);
+		want_bool("a long chain of fragments is refused",
+		    "graphql.is_valid", b.data, "type Query { a: Int }", false);
+		axg_buf_free(&b);
+	}
+	/* and a short one is fine */
+	want_bool("a short chain of fragments is valid", "graphql.is_valid",
+	    "{ ...F0 } fragment F0 on Query { ...F1 } "
+	    "fragment F1 on Query { a }",
+	    "type Query { a: Int }", true);
+}
+
+int
+main(void)
+{
+	bi_run(rows, AXG_ARRAY_LEN(rows));
+	bounds();
+	return tap_done();
+}
