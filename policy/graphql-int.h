@@ -26,6 +26,20 @@
 #define GQL_MAX_DEPTH  128	  /* nesting of selections, values, types */
 #define GQL_MAX_TOKENS 1000000	  /* tokens in one document */
 
+/* gqlparser's ValueKind: a value node's "Kind". */
+enum gql_value_kind {
+	VK_VARIABLE,
+	VK_INT,
+	VK_FLOAT,
+	VK_STRING,
+	VK_BLOCK,
+	VK_BOOLEAN,
+	VK_NULL,
+	VK_ENUM,
+	VK_LIST,
+	VK_OBJECT
+};
+
 struct gql_err {
 	char msg[400];
 	int line, col;

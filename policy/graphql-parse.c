@@ -928,19 +928,6 @@ value_node(const struct tok *t, const char *raw, size_t rawlen, int kind)
 	return v;
 }
 
-enum {
-	VK_VARIABLE,
-	VK_INT,
-	VK_FLOAT,
-	VK_STRING,
-	VK_BLOCK,
-	VK_BOOLEAN,
-	VK_NULL,
-	VK_ENUM,
-	VK_LIST,
-	VK_OBJECT
-};
-
 static struct axv *
 parse_compound(struct parser *p, bool isconst, bool list)
 {

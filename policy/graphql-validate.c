@@ -5,10 +5,9 @@
  * with the fragments it spreads (once each), then the fragment definitions;
  * a field's checks run after its sub-selections, an operation's after its
  * selections.  The rules are gqlparser's, in its order, and the first error
- * found is the one reported (OPA reports only the first).  Rules not done
- * here: OverlappingFieldsCanBeMerged, PossibleFragmentSpreads,
- * SingleFieldSubscriptions, ValuesOfCorrectType,
- * VariablesInAllowedPosition.
+ * found is the one reported (OPA reports only the first).  Not done here:
+ * OverlappingFieldsCanBeMerged, and the "Did you mean" suggestions some
+ * messages end with.
  */
 #include "config.h"
 
@@ -146,32 +145,256 @@ var_def(const struct axv *op, const char *name)
 	return NULL;
 }
 
-static void
-walk_value(struct vctx *c, const struct axv *v, int depth)
+/* What a value is expected to be: its type reference and the definition
+ * of the named type (either may be NULL), and whether the argument has a
+ * default (gqlparser's ExpectedTypeHasDefault). */
+struct expect {
+	const struct axv *type;
+	const struct gql_type *def;
+	bool has_default;
+};
+
+static int64_t
+value_kind(const struct axv *v)
 {
+	const struct axv *k = axv_object_gets(v, "Kind");
 	int64_t kind = -1;
-	const struct axv *k;
+
+	if (k != NULL && axv_kind(k) == AXV_NUMBER)
+		axv_num_get_i64(k, &kind);
+	return kind;
+}
+
+/* gqlparser's Value.String(), for messages. */
+static void
+value_string(const struct axv *v, struct axg_buf *b, int depth)
+{
+	int64_t kind = value_kind(v);
+	size_t n = gql_len(v, "Children");
+
+	if (depth > GQL_MAX_DEPTH * 4)
+		return;
+	switch (kind) {
+	case VK_VARIABLE:
+		axg_buf_printf(b, "$%s", gql_str(v, "Raw"));
+		break;
+	case VK_STRING:
+	case VK_BLOCK: {
+		struct axv *s = axv_cstr(gql_str(v, "Raw"));
+
+		axv_to_json(s, b, false);
+		axv_unref(s);
+		break;
+	}
+	case VK_LIST:
+	case VK_OBJECT:
+		axg_buf_putc(b, kind == VK_LIST ? '[' : '{');
+		for (size_t i = 0; i < n; i++) {
+			const struct axv *ch = gql_at(v, "Children", i);
+
+			if (i > 0)
+				axg_buf_puts(b, ", ");
+			if (kind == VK_OBJECT)
+				axg_buf_printf(b, "%s: ", gql_str(ch, "Name"));
+			value_string(gql_node(ch, "Value"), b, depth + 1);
+		}
+		axg_buf_putc(b, kind == VK_LIST ? ']' : '}');
+		break;
+	default:
+		axg_buf_puts(b, gql_str(v, "Raw"));
+		break;
+	}
+}
+
+static bool
+def_is(const struct gql_type *d, const char *a, const char *b, const char *c)
+{
+	return strcmp(d->name, a) == 0 ||
+	    (b != NULL && strcmp(d->name, b) == 0) ||
+	    (c != NULL && strcmp(d->name, c) == 0);
+}
+
+/* gqlparser's unexpectedTypeMessageOnly(). */
+static void
+wrong_type(struct vctx *c, const struct axv *v, const struct expect *e)
+{
+	char *ts = type_str(e->type), *vs;
+	struct axg_buf b;
+	const char *t = ts;
+
+	axg_buf_init(&b, 0);
+	value_string(v, &b, 0);
+	axg_buf_putc(&b, 0);
+	vs = b.data;
+	if (strcmp(t, "Int") == 0 || strcmp(t, "Int!") == 0)
+		fail(c, v, "Int cannot represent non-integer value: %s", vs);
+	else if (strcmp(t, "String") == 0 || strcmp(t, "String!") == 0 ||
+	    strcmp(t, "[String]") == 0)
+		fail(c, v, "String cannot represent a non string value: %s",
+		    vs);
+	else if (strcmp(t, "Boolean") == 0 || strcmp(t, "Boolean!") == 0)
+		fail(c, v, "Boolean cannot represent a non boolean value: %s",
+		    vs);
+	else if (strcmp(t, "Float") == 0 || strcmp(t, "Float!") == 0)
+		fail(c, v, "Float cannot represent non numeric value: %s", vs);
+	else if (strcmp(t, "ID") == 0 || strcmp(t, "ID!") == 0)
+		fail(c, v,
+		    "ID cannot represent a non-string and non-integer value: "
+		    "%s",
+		    vs);
+	else if (strcmp(e->def->kind, "ENUM") == 0)
+		fail(c, v, "Enum \"%s\" cannot represent non-enum value: %s.",
+		    t, vs);
+	else
+		fail(c, v, "Expected value of type \"%s\", found %s.", t, vs);
+	free(ts);
+	axg_buf_free(&b);
+}
+
+/* gqlparser's ValuesOfCorrectType. */
+static void
+check_value_type(struct vctx *c, const struct axv *v, int64_t kind,
+    const struct expect *e)
+{
+	const struct gql_type *d = e->def;
+	char *ts;
+
+	if (d == NULL || e->type == NULL)
+		return;
+	if (kind == VK_NULL && gql_bool(e->type, "NonNull")) {
+		ts = type_str(e->type);
+		fail(c, v, "Expected value of type \"%s\", found null.", ts);
+		free(ts);
+		return;
+	}
+	if (strcmp(d->kind, "SCALAR") == 0 &&
+	    !def_is(d, "Int", "Float", "String") &&
+	    !def_is(d, "Boolean", "ID", NULL))
+		return; /* custom scalars validate themselves */
+	switch (kind) {
+	case VK_LIST:
+		if (gql_node(e->type, "Elem") == NULL)
+			wrong_type(c, v, e);
+		break;
+	case VK_INT:
+		if (!def_is(d, "Int", "Float", "ID"))
+			wrong_type(c, v, e);
+		break;
+	case VK_FLOAT:
+		if (!def_is(d, "Float", NULL, NULL))
+			wrong_type(c, v, e);
+		break;
+	case VK_STRING:
+	case VK_BLOCK:
+		if (strcmp(d->kind, "ENUM") == 0 ||
+		    !def_is(d, "String", "ID", NULL))
+			wrong_type(c, v, e);
+		break;
+	case VK_ENUM:
+		if (strcmp(d->kind, "ENUM") != 0) {
+			wrong_type(c, v, e);
+			break;
+		}
+		for (size_t i = 0; i < d->enums.len; i++)
+			if (strcmp(gql_str(d->enums.items[i], "Name"),
+				gql_str(v, "Raw")) == 0)
+				return;
+		ts = type_str(e->type);
+		fail(c, v, "Value \"%s\" does not exist in \"%s\" enum.",
+		    gql_str(v, "Raw"), ts);
+		free(ts);
+		break;
+	case VK_BOOLEAN:
+		if (!def_is(d, "Boolean", NULL, NULL))
+			wrong_type(c, v, e);
+		break;
+	case VK_OBJECT:
+		for (size_t i = 0; i < d->fields.len; i++) {
+			const struct axv *f = d->fields.items[i];
+
+			if (!gql_bool(gql_node(f, "Type"), "NonNull") ||
+			    gql_list_named(v, "Children", gql_str(f, "Name")) !=
+				NULL ||
+			    gql_node(f, "DefaultValue") != NULL)
+				continue;
+			ts = type_str(gql_node(f, "Type"));
+			fail(c, v,
+			    "Field \"%s.%s\" of required type \"%s\" was not "
+			    "provided.",
+			    d->name, gql_str(f, "Name"), ts);
+			free(ts);
+		}
+		for (size_t i = 0; i < gql_len(v, "Children"); i++) {
+			const struct axv *ch = gql_at(v, "Children", i);
+
+			if (gql_field_named(&d->fields, gql_str(ch, "Name")) ==
+			    NULL)
+				fail(c, ch,
+				    "Field \"%s\" is not defined by type "
+				    "\"%s\".",
+				    gql_str(ch, "Name"), d->name);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* gqlparser's Type.IsCompatible(other), with other's NonNull given. */
+static bool
+var_fits(const struct axv *t, const struct axv *o, bool o_nonnull)
+{
+	const struct axv *te = gql_node(t, "Elem"), *oe = gql_node(o, "Elem");
+
+	if (strcmp(gql_str(t, "NamedType"), gql_str(o, "NamedType")) != 0)
+		return false;
+	if (te != NULL && oe == NULL)
+		return false;
+	if (te != NULL && !var_fits(te, oe, gql_bool(oe, "NonNull")))
+		return false;
+	return o_nonnull ? gql_bool(t, "NonNull") : true;
+}
+
+static void
+walk_value(struct vctx *c, const struct axv *v, const struct expect *e,
+    int depth)
+{
+	int64_t kind;
+	const struct axv *vd = NULL;
 
 	if (c->failed || v == NULL || axv_kind(v) != AXV_OBJECT ||
 	    depth > GQL_MAX_DEPTH * 4)
 		return;
-	k = axv_object_gets(v, "Kind");
-	if (k != NULL && axv_kind(k) == AXV_NUMBER)
-		axv_num_get_i64(k, &kind);
-	if (kind == 0 && c->op != NULL) {
+	kind = value_kind(v);
+	if (kind == VK_VARIABLE && c->op != NULL) {
 		const char *name = gql_str(v, "Raw");
 
-		if (var_def(c->op, name))
+		if ((vd = var_def(c->op, name)) != NULL)
 			gql_map_put(&c->used_vars, name, (void *)v);
 	}
-	if (kind == 8 || kind == 9) {
-		for (size_t i = 0; i < gql_len(v, "Children"); i++)
-			walk_value(c,
-			    gql_node(gql_at(v, "Children", i), "Value"),
-			    depth + 1);
+	for (size_t i = 0; (kind == VK_LIST || kind == VK_OBJECT) &&
+	     i < gql_len(v, "Children");
+	     i++) {
+		const struct axv *ch = gql_at(v, "Children", i);
+		struct expect ce = { 0 };
+
+		if (kind == VK_LIST && e->type != NULL &&
+		    gql_node(e->type, "Elem") != NULL) {
+			ce.type = gql_node(e->type, "Elem");
+			ce.def = e->def;
+		} else if (kind == VK_OBJECT && e->def != NULL) {
+			const struct axv *f = gql_field_named(&e->def->fields,
+			    gql_str(ch, "Name"));
+
+			if (f != NULL) {
+				ce.type = gql_node(f, "Type");
+				ce.def = type_named(c, gql_type_name(ce.type));
+			}
+		}
+		walk_value(c, gql_node(ch, "Value"), &ce, depth + 1);
 	}
 	/* NoUndefinedVariables */
-	if (kind == 0 && c->op != NULL && !var_def(c->op, gql_str(v, "Raw"))) {
+	if (kind == VK_VARIABLE && c->op != NULL && vd == NULL) {
 		if (*gql_str(c->op, "Name") != '\0')
 			fail(c, v,
 			    "Variable \"$%s\" is not defined by operation "
@@ -182,33 +405,61 @@ walk_value(struct vctx *c, const struct axv *v, int depth)
 			    gql_str(v, "Raw"));
 	}
 	/* UniqueInputFieldNames */
-	if (kind == 9) {
-		size_t n = gql_len(v, "Children");
+	for (size_t i = 0; kind == VK_OBJECT && i < gql_len(v, "Children");
+	     i++) {
+		const struct axv *a = gql_at(v, "Children", i);
 
-		for (size_t i = 0; i < n; i++) {
-			const struct axv *a = gql_at(v, "Children", i);
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(gql_str(a, "Name"),
+				gql_str(gql_at(v, "Children", j), "Name")) == 0)
+				fail(c, a,
+				    "There can be only one input field named "
+				    "\"%s\".",
+				    gql_str(a, "Name"));
+		}
+	}
+	check_value_type(c, v, kind, e);
+	/* VariablesInAllowedPosition */
+	if (kind == VK_VARIABLE && e->type != NULL && vd != NULL) {
+		const struct axv *dv = gql_node(vd, "DefaultValue");
+		bool nonnull = gql_bool(e->type, "NonNull");
 
-			for (size_t j = 0; j < i; j++) {
-				if (strcmp(gql_str(a, "Name"),
-					gql_str(gql_at(v, "Children", j),
-					    "Name")) == 0) {
-					fail(c, a,
-					    "There can be only one input field "
-					    "named \"%s\".",
-					    gql_str(a, "Name"));
-					return;
-				}
-			}
+		if ((dv != NULL && value_kind(dv) != VK_NULL) || e->has_default)
+			nonnull = false;
+		if (!var_fits(gql_node(vd, "Type"), e->type, nonnull)) {
+			char *vt = type_str(gql_node(vd, "Type"));
+			char *et = type_str(e->type);
+
+			fail(c, v,
+			    "Variable \"$%s\" of type \"%s\" used in position "
+			    "expecting type \"%s\".",
+			    gql_str(v, "Raw"), vt, et);
+			free(vt);
+			free(et);
 		}
 	}
 }
 
+/* The arguments of a field or directive, with their definitions (owner
+ * may be NULL when the field or directive is unknown). */
 static void
-walk_args(struct vctx *c, const struct axv *node)
+walk_args(struct vctx *c, const struct axv *node, const struct axv *owner)
 {
-	for (size_t i = 0; i < gql_len(node, "Arguments"); i++)
-		walk_value(c, gql_node(gql_at(node, "Arguments", i), "Value"),
-		    0);
+	for (size_t i = 0; i < gql_len(node, "Arguments"); i++) {
+		const struct axv *a = gql_at(node, "Arguments", i);
+		const struct axv *ad =
+		    gql_list_named(owner, "Arguments", gql_str(a, "Name"));
+		struct expect e = { 0 };
+
+		if (ad != NULL) {
+			const struct axv *dv = gql_node(ad, "DefaultValue");
+
+			e.type = gql_node(ad, "Type");
+			e.def = type_named(c, gql_type_name(e.type));
+			e.has_default = dv != NULL && value_kind(dv) != VK_NULL;
+		}
+		walk_value(c, gql_node(a, "Value"), &e, 0);
+	}
 }
 
 /* ---- directives ---- */
@@ -245,7 +496,7 @@ walk_directives(struct vctx *c, const struct axv *node, const char *loc)
 		const struct axv *def = gql_map_get(&c->s->dirs, name);
 		bool ok = false;
 
-		walk_args(c, d);
+		walk_args(c, d, def);
 		/* KnownArgumentNames */
 		for (size_t j = 0; def != NULL && j < gql_len(d, "Arguments");
 		     j++) {
@@ -298,6 +549,40 @@ field_def(struct vctx *c, const struct gql_type *parent, const char *name)
 	return NULL;
 }
 
+static bool
+has_type(const struct gql_vec *types, const char *name)
+{
+	for (size_t i = 0; i < types->len; i++)
+		if (strcmp(((const struct gql_type *)types->items[i])->name,
+			name) == 0)
+			return true;
+	return false;
+}
+
+/* gqlparser's PossibleFragmentSpreads: may an object of type parent ever
+ * be of the fragment's type tn? */
+static bool
+spread_possible(struct vctx *c, const struct gql_type *parent, const char *tn)
+{
+	const struct gql_type *ft = type_named(c, tn);
+
+	if (parent == NULL || ft == NULL || !is_composite(ft))
+		return true;
+	if (strcmp(parent->kind, "OBJECT") != 0 &&
+	    strcmp(parent->kind, "INTERFACE") != 0 &&
+	    strcmp(parent->kind, "UNION") != 0)
+		return true;
+	for (size_t i = 0; i < ft->possible.len; i++) {
+		const struct gql_type *t = ft->possible.items[i];
+
+		if (strcmp(parent->kind, "OBJECT") == 0
+			? strcmp(parent->name, t->name) == 0
+			: has_type(&parent->possible, t->name))
+			return true;
+	}
+	return false;
+}
+
 static void
 walk_field(struct vctx *c, const struct gql_type *parent, const struct axv *f)
 {
@@ -311,7 +596,7 @@ walk_field(struct vctx *c, const struct gql_type *parent, const struct axv *f)
 		next = ft = type_named(c, gql_type_name(gql_node(def, "Type")));
 	else if (typename)
 		ft = type_named(c, "String");
-	walk_args(c, f);
+	walk_args(c, f, def);
 	walk_directives(c, f, "FIELD");
 	walk_selections(c, next, f);
 	if (c->failed)
@@ -395,6 +680,11 @@ walk_selection(struct vctx *c, const struct gql_type *parent,
 			    tn);
 		else if (*tn != '\0' && t == NULL)
 			fail(c, sel, "Unknown type \"%s\".", tn);
+		else if (!spread_possible(c, parent, tn))
+			fail(c, sel,
+			    "Fragment cannot be spread here as objects of type "
+			    "\"%s\" can never be of type \"%s\".",
+			    parent->name, tn);
 	} else {
 		/* a fragment spread */
 		const char *name = gql_str(sel, "Name");
@@ -412,6 +702,13 @@ walk_selection(struct vctx *c, const struct gql_type *parent,
 			return;
 		if (fd == NULL)
 			fail(c, sel, "Unknown fragment \"%s\".", name);
+		else if (!spread_possible(c, parent,
+			     gql_str(fd, "TypeCondition")))
+			fail(c, sel,
+			    "Fragment \"%s\" cannot be spread here as objects "
+			    "of "
+			    "type \"%s\" can never be of type \"%s\".",
+			    name, parent->name, gql_str(fd, "TypeCondition"));
 		if (!c->in_fragment_defs)
 			gql_map_put(&c->spread, name, (void *)sel);
 	}
@@ -434,6 +731,57 @@ walk_selections(struct vctx *c, const struct gql_type *parent,
 }
 
 /* ---- operations and fragments ---- */
+
+/* The distinct top level field names of a subscription, through inline
+ * fragments and (once each) fragment spreads. */
+struct top_fields {
+	struct vctx *c;
+	char buf[300]; /* "Anonymous Subscription" or "Subscription \"N\"" */
+	struct gql_map frags, names;
+	struct gql_vec list; /* field nodes, one per name */
+};
+
+static void
+top_fields(struct top_fields *tf, const struct axv *node, int depth)
+{
+	struct vctx *c = tf->c;
+
+	if (depth == 0) {
+		const char *n = gql_str(node, "Name");
+
+		if (*n != '\0')
+			snprintf(tf->buf, sizeof(tf->buf),
+			    "Subscription \"%s\"", n);
+		else
+			snprintf(tf->buf, sizeof(tf->buf),
+			    "Anonymous Subscription");
+	}
+	if (depth > WALK_MAX_DEPTH)
+		return;
+	for (size_t i = 0; i < gql_len(node, "SelectionSet") && !c->failed;
+	     i++) {
+		const struct axv *s = gql_at(node, "SelectionSet", i);
+		const char *name = gql_str(s, "Name");
+
+		if (axv_object_gets(s, "Alias") != NULL) {
+			if (gql_map_get(&tf->names, name) == NULL) {
+				gql_map_put(&tf->names, name, (void *)s);
+				gql_vec_push(&tf->list, s);
+			}
+		} else if (axv_object_gets(s, "TypeCondition") != NULL) {
+			top_fields(tf, s, depth + 1);
+		} else {
+			const struct axv *fd = gql_map_get(&c->frags, name);
+
+			if (fd == NULL)
+				return;
+			if (gql_map_get(&tf->frags, name) == NULL) {
+				gql_map_put(&tf->frags, name, (void *)fd);
+				top_fields(tf, fd, depth + 1);
+			}
+		}
+	}
+}
 
 static void
 walk_operation(struct vctx *c, const struct axv *op, size_t nops)
@@ -476,7 +824,11 @@ walk_operation(struct vctx *c, const struct axv *op, size_t nops)
 	for (size_t i = 0; i < nvars && !c->failed; i++) {
 		const struct axv *vd = gql_at(op, "VariableDefinitions", i);
 
-		walk_value(c, gql_node(vd, "DefaultValue"), 0);
+		struct expect e = { 0 };
+
+		e.type = gql_node(vd, "Type");
+		e.def = type_named(c, gql_type_name(e.type));
+		walk_value(c, gql_node(vd, "DefaultValue"), &e, 0);
 		walk_directives(c, vd, "VARIABLE_DEFINITION");
 	}
 	walk_directives(c, op, loc);
@@ -511,6 +863,27 @@ walk_operation(struct vctx *c, const struct axv *op, size_t nops)
 		else
 			fail(c, vd, "Variable \"$%s\" is never used.", vn);
 		return;
+	}
+	/* SingleFieldSubscriptions */
+	if (c->s->subscription != NULL && strcmp(kind, "subscription") == 0) {
+		struct top_fields tf = { .c = c };
+
+		top_fields(&tf, op, 0);
+		if (tf.list.len > 1)
+			fail(c, tf.list.items[1],
+			    "%s must select only one top level field.", tf.buf);
+		for (size_t i = 0; i < tf.list.len; i++)
+			if (strncmp(gql_str(tf.list.items[i], "Name"), "__",
+				2) == 0)
+				fail(c, tf.list.items[i],
+				    "%s must not select an introspection top "
+				    "level field.",
+				    tf.buf);
+		gql_map_free(&tf.frags);
+		gql_map_free(&tf.names);
+		free(tf.list.items);
+		if (c->failed)
+			return;
 	}
 	/* UniqueOperationNames */
 	if (*gql_str(op, "Name") != '\0') {

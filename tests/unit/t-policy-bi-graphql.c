@@ -58,6 +58,52 @@ static const struct bi_row rows[] = {
 	    "[\"{ ...F } fragment F on Query { ...F }\", "
 	    "\"type Query { a: Int }\"]",
 	    "false" },
+	{ "graphql.is_valid",
+	    "[\"{ a(x: 1) }\", \"type Query { a(x: Int): Int }\"]", "true" },
+	{ "graphql.is_valid",
+	    "[\"{ a(x: 1.5) }\", \"type Query { a(x: Int): Int }\"]", "false" },
+	{ "graphql.is_valid",
+	    "[\"{ a(x: [1, 2]) }\", \"type Query { a(x: [Float!]): Int }\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"{ a(x: null) }\", \"type Query { a(x: Int!): Int }\"]",
+	    "false" },
+	{ "graphql.is_valid",
+	    "[\"{ a(e: B) }\", \"type Query { a(e: E): Int } enum E { A }\"]",
+	    "false" },
+	{ "graphql.is_valid",
+	    "[\"{ a(i: {y: 1}) }\", \"type Query { a(i: I): Int } "
+	    "input I { x: Int! y: Int }\"]",
+	    "false" },
+	{ "graphql.is_valid",
+	    "[\"{ a(i: {x: 1, y: 2}) }\", \"type Query { a(i: I): Int } "
+	    "input I { x: Int! y: Int }\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"query($v: Int) { a(x: $v) }\", "
+	    "\"type Query { a(x: Int!): Int }\"]",
+	    "false" },
+	{ "graphql.is_valid",
+	    "[\"query($v: Int = 1) { a(x: $v) }\", "
+	    "\"type Query { a(x: Int!): Int }\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"{ a { ... on B { b } } }\", "
+	    "\"type Query { a: A } type A { a: Int } type B { b: Int }\"]",
+	    "false" },
+	{ "graphql.is_valid",
+	    "[\"{ u { ... on B { b } } }\", "
+	    "\"type Query { u: U } union U = A | B type A { a: Int } "
+	    "type B { b: Int }\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"subscription { a b }\", "
+	    "\"type Query { q: Int } type Subscription { a: Int b: Int }\"]",
+	    "false" },
+	{ "graphql.parse",
+	    "[\"{ a(x: \\\"s\\\") }\", \"type Query { a(x: Int): Int }\"]",
+	    "!eval_builtin_error: graphql.parse: Int cannot represent "
+	    "non-integer value: \"s\" in GraphQL string at location 1:9" },
 	{ "graphql.parse",
 	    "[\"{ a { c } }\", \"type Query { a: A } type A { b: Int }\"]",
 	    "!eval_builtin_error: graphql.parse: Cannot query field \"c\" on "
