@@ -25,6 +25,7 @@
 #define GQL_MAX_INPUT  (4u << 20) /* bytes of query or schema text */
 #define GQL_MAX_DEPTH  128	  /* nesting of selections, values, types */
 #define GQL_MAX_TOKENS 1000000	  /* tokens in one document */
+#define GQL_MAX_STEPS  10000000	  /* selections visited by validation */
 
 /* gqlparser's ValueKind: a value node's "Kind". */
 enum gql_value_kind {
@@ -101,6 +102,15 @@ struct gql_type {
 	struct gql_vec enums;	 /* enum value nodes */
 	struct gql_vec dirs;	 /* nodes holding "Directives" */
 	struct gql_vec possible; /* struct gql_type * */
+	/* fields, enum values, possible types, interfaces by name */
+	struct gql_map fmap, emap, pmap, imap;
+};
+
+/* An index of one list of nodes by name, made the first time a long list
+ * is searched, so that no check is quadratic in a list's length. */
+struct gql_idx {
+	const struct axv *list;
+	struct gql_map m;
 };
 
 struct gql_schema {
@@ -109,6 +119,8 @@ struct gql_schema {
 	struct gql_map dirs;  /* name -> directive definition node */
 	struct gql_vec all;   /* struct gql_type *, in definition order */
 	struct gql_type *query, *mutation, *subscription;
+	struct gql_idx *idx; /* open addressing by list */
+	size_t idx_len, idx_cap;
 };
 
 /* Reading nodes: "" / false / NULL / 0 when absent or of another type. */
@@ -122,10 +134,19 @@ void gql_errat(struct gql_err *err, const struct axv *node, const char *fmt,
     ...) AXG_PRINTF(3, 4);
 const char *gql_type_name(const struct axv *type);
 void gql_type_string(const struct axv *type, struct axg_buf *b, int depth);
+/* The field (or enum value, or possible type) of a type by name. */
+const struct axv *gql_type_field(const struct gql_type *t, const char *name);
+const struct axv *gql_type_enum(const struct gql_type *t, const char *name);
+bool gql_type_possible(const struct gql_type *t, const char *name);
+/* The first element of node[key] whose namekey ("Name" for
+ * gql_list_named) is name, or NULL. */
+const struct axv *gql_named(struct gql_schema *s, const struct axv *node,
+    const char *key, const char *namekey, const char *name);
+const struct axv *gql_list_named(struct gql_schema *s, const struct axv *node,
+    const char *key, const char *name);
+/* The first element of node[key] whose namekey an earlier one has. */
 const struct axv *
-gql_field_named(const struct gql_vec *fields, const char *name);
-const struct axv *
-gql_list_named(const struct axv *node, const char *key, const char *name);
+gql_first_dup(const struct axv *node, const char *key, const char *namekey);
 bool gql_is_input_kind(const char *kind);
 
 #endif /* AXP_GRAPHQL_INT_H */

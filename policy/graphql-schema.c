@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,24 +283,112 @@ add_possible(struct gql_schema *s, const char *name, struct gql_type *t)
 }
 
 const struct axv *
-gql_field_named(const struct gql_vec *fields, const char *name)
+gql_type_field(const struct gql_type *t, const char *name)
 {
-	for (size_t i = 0; i < fields->len; i++)
-		if (strcmp(gql_str(fields->items[i], "Name"), name) == 0)
-			return fields->items[i];
+	return gql_map_get(&t->fmap, name);
+}
+
+const struct axv *
+gql_type_enum(const struct gql_type *t, const char *name)
+{
+	return gql_map_get(&t->emap, name);
+}
+
+bool
+gql_type_possible(const struct gql_type *t, const char *name)
+{
+	return gql_map_get(&t->pmap, name) != NULL;
+}
+
+static void
+map_first(struct gql_map *m, const char *name, const void *val)
+{
+	if (gql_map_get(m, name) == NULL)
+		gql_map_put(m, name, (void *)val);
+}
+
+#define SHORT_LIST 8 /* searched in place, not indexed */
+
+static struct gql_map *
+index_of(struct gql_schema *s, const struct axv *list, const char *namekey)
+{
+	size_t i;
+
+	if ((s->idx_len + 1) * 2 > s->idx_cap) {
+		struct gql_idx *old = s->idx;
+		size_t oldcap = s->idx_cap;
+
+		s->idx_cap = oldcap ? oldcap * 2 : 16;
+		s->idx = axg_calloc(s->idx_cap, sizeof(*s->idx));
+		for (size_t k = 0; k < oldcap; k++) {
+			if (old[k].list == NULL)
+				continue;
+			i = ((uintptr_t)old[k].list >> 4) & (s->idx_cap - 1);
+			while (s->idx[i].list != NULL)
+				i = (i + 1) & (s->idx_cap - 1);
+			s->idx[i] = old[k];
+		}
+		free(old);
+	}
+	i = ((uintptr_t)list >> 4) & (s->idx_cap - 1);
+	while (s->idx[i].list != NULL && s->idx[i].list != list)
+		i = (i + 1) & (s->idx_cap - 1);
+	if (s->idx[i].list == NULL) {
+		s->idx[i].list = list;
+		s->idx_len++;
+		for (size_t k = 0; k < axv_array_len(list); k++) {
+			const struct axv *e = axv_array_get(list, k);
+
+			map_first(&s->idx[i].m, gql_str(e, namekey), e);
+		}
+	}
+	return &s->idx[i].m;
+}
+
+const struct axv *
+gql_named(struct gql_schema *s, const struct axv *node, const char *key,
+    const char *namekey, const char *name)
+{
+	size_t n = gql_len(node, key);
+
+	if (n > SHORT_LIST && s != NULL)
+		return gql_map_get(index_of(s, axv_object_gets(node, key),
+				       namekey),
+		    name);
+	for (size_t i = 0; i < n; i++) {
+		const struct axv *e = gql_at(node, key, i);
+
+		if (strcmp(gql_str(e, namekey), name) == 0)
+			return e;
+	}
 	return NULL;
 }
 
 const struct axv *
-gql_list_named(const struct axv *node, const char *key, const char *name)
+gql_list_named(struct gql_schema *s, const struct axv *node, const char *key,
+    const char *name)
 {
-	for (size_t i = 0; i < gql_len(node, key); i++) {
-		const struct axv *e = gql_at(node, key, i);
+	return gql_named(s, node, key, "Name", name);
+}
 
-		if (strcmp(gql_str(e, "Name"), name) == 0)
-			return e;
+const struct axv *
+gql_first_dup(const struct axv *node, const char *key, const char *namekey)
+{
+	size_t n = gql_len(node, key);
+	struct gql_map seen = { 0 };
+	const struct axv *dup = NULL;
+
+	for (size_t i = 0; i < n && dup == NULL; i++) {
+		const struct axv *e = gql_at(node, key, i);
+		const char *name = gql_str(e, namekey);
+
+		if (gql_map_get(&seen, name) != NULL)
+			dup = e;
+		else
+			gql_map_put(&seen, name, (void *)e);
 	}
-	return NULL;
+	gql_map_free(&seen);
+	return dup;
 }
 
 static bool
@@ -445,31 +534,14 @@ covariant(struct gql_schema *s, const struct axv *req, const struct axv *act,
 
 		if (strcmp(rn, gql_str(act, "NamedType")) == 0)
 			return true;
-		if ((rt = gql_map_get(&s->types, rn)) != NULL) {
-			for (size_t i = 0; i < rt->possible.len; i++) {
-				const struct gql_type *pt =
-				    rt->possible.items[i];
-
-				if (strcmp(pt->name,
-					gql_str(act, "NamedType")) == 0)
-					return true;
-			}
-		}
-		return false;
+		rt = gql_map_get(&s->types, rn);
+		return rt != NULL &&
+		    gql_type_possible(rt, gql_str(act, "NamedType"));
 	}
 	if (gql_node(req, "Elem") != NULL && gql_node(act, "Elem") == NULL)
 		return false;
 	return covariant(s, gql_node(req, "Elem"), gql_node(act, "Elem"),
 	    depth + 1);
-}
-
-static bool
-has_string(const struct gql_vec *v, const char *s)
-{
-	for (size_t i = 0; i < v->len; i++)
-		if (strcmp(v->items[i], s) == 0)
-			return true;
-	return false;
 }
 
 static int
@@ -490,7 +562,7 @@ check_implements(struct gql_schema *s, struct gql_type *def, const char *iname,
 	for (size_t i = 0; i < intf->fields.len; i++) {
 		const struct axv *rf = intf->fields.items[i];
 		const char *fname = gql_str(rf, "Name");
-		const struct axv *ff = gql_field_named(&def->fields, fname);
+		const struct axv *ff = gql_type_field(def, fname);
 
 		if (ff == NULL) {
 			gql_errat(err, def->node,
@@ -517,8 +589,8 @@ check_implements(struct gql_schema *s, struct gql_type *def, const char *iname,
 		}
 		for (size_t j = 0; j < gql_len(rf, "Arguments"); j++) {
 			const struct axv *ra = gql_at(rf, "Arguments", j);
-			const struct axv *fa = gql_list_named(ff, "Arguments",
-			    gql_str(ra, "Name"));
+			const struct axv *fa = gql_list_named(s, ff,
+			    "Arguments", gql_str(ra, "Name"));
 
 			if (fa == NULL) {
 				gql_errat(err, ff,
@@ -543,7 +615,7 @@ check_implements(struct gql_schema *s, struct gql_type *def, const char *iname,
 		for (size_t j = 0; j < gql_len(ff, "Arguments"); j++) {
 			const struct axv *fa = gql_at(ff, "Arguments", j);
 
-			if (gql_list_named(rf, "Arguments",
+			if (gql_list_named(s, rf, "Arguments",
 				gql_str(fa, "Name")) == NULL &&
 			    gql_bool(gql_node(fa, "Type"), "NonNull") &&
 			    gql_node(fa, "DefaultValue") == NULL) {
@@ -561,7 +633,7 @@ check_implements(struct gql_schema *s, struct gql_type *def, const char *iname,
 	for (size_t i = 0; i < intf->ifaces.len; i++) {
 		const char *tr = intf->ifaces.items[i];
 
-		if (has_string(&def->ifaces, tr))
+		if (gql_map_get(&def->imap, tr) != NULL)
 			continue;
 		if (strcmp(tr, def->name) == 0)
 			gql_errat(err, def->node,
@@ -672,17 +744,31 @@ check_definition(struct gql_schema *s, struct gql_type *def,
 			}
 		}
 	}
-	for (size_t i = 0; i < def->fields.len; i++) {
-		for (size_t j = i + 1; j < def->fields.len; j++) {
-			const char *a = gql_str(def->fields.items[i], "Name");
-			const struct axv *f2 = def->fields.items[j];
+	/* gqlparser compares each field with the later ones: the pair it
+	 * reports is the one whose first field comes first */
+	{
+		struct gql_map firsts = { 0 };
+		const struct axv *best = NULL;
+		uintptr_t bestfirst = 0;
 
-			if (strcmp(a, gql_str(f2, "Name")) == 0) {
-				gql_errat(err, f2,
-				    "Field %s.%s can only be defined once.",
-				    def->name, a);
-				return -1;
+		for (size_t j = 0; j < def->fields.len; j++) {
+			const struct axv *f = def->fields.items[j];
+			const char *name = gql_str(f, "Name");
+			uintptr_t first = (uintptr_t)gql_map_get(&firsts, name);
+
+			if (first == 0)
+				gql_map_put(&firsts, name, (void *)(j + 1));
+			else if (best == NULL || first < bestfirst) {
+				best = f;
+				bestfirst = first;
 			}
+		}
+		gql_map_free(&firsts);
+		if (best != NULL) {
+			gql_errat(err, best,
+			    "Field %s.%s can only be defined once.", def->name,
+			    gql_str(best, "Name"));
+			return -1;
 		}
 	}
 	if (!def->builtin && check_name(def->node, def->name, err) < 0)
@@ -818,6 +904,23 @@ load(struct gql_schema *s, struct gql_err *err)
 				gql_vec_push(&t->possible, t);
 		}
 	}
+	for (i = 0; i < s->all.len; i++) {
+		struct gql_type *t = (struct gql_type *)s->all.items[i];
+
+		for (size_t j = 0; j < t->fields.len; j++)
+			map_first(&t->fmap, gql_str(t->fields.items[j], "Name"),
+			    t->fields.items[j]);
+		for (size_t j = 0; j < t->ifaces.len; j++)
+			map_first(&t->imap, t->ifaces.items[j], t);
+		for (size_t j = 0; j < t->enums.len; j++)
+			map_first(&t->emap, gql_str(t->enums.items[j], "Name"),
+			    t->enums.items[j]);
+		for (size_t j = 0; j < t->possible.len; j++) {
+			const struct gql_type *pt = t->possible.items[j];
+
+			map_first(&t->pmap, pt->name, pt);
+		}
+	}
 	for (i = 0; i < both_len(s, "Directives"); i++) {
 		const char *name;
 
@@ -926,11 +1029,18 @@ gql_schema_free(struct gql_schema *s)
 		free(t->enums.items);
 		free(t->dirs.items);
 		free(t->possible.items);
+		gql_map_free(&t->fmap);
+		gql_map_free(&t->emap);
+		gql_map_free(&t->imap);
+		gql_map_free(&t->pmap);
 		free(t);
 	}
 	free(s->all.items);
 	gql_map_free(&s->types);
 	gql_map_free(&s->dirs);
+	for (size_t i = 0; i < s->idx_cap; i++)
+		gql_map_free(&s->idx[i].m);
+	free(s->idx);
 	axv_unref(s->prelude);
 	axv_unref(s->doc);
 	axv_unref(s->meta);

@@ -33,9 +33,11 @@ struct vctx {
 	struct gql_map visited;	  /* fragments walked in this operation */
 	struct gql_map used_vars; /* variables used in this operation */
 	struct gql_map cycle_done;
-	const struct axv *op; /* the operation being walked, or NULL */
+	struct gql_map opnames; /* operation name -> the first operation */
+	const struct axv *op;	/* the operation being walked, or NULL */
 	bool in_fragment_defs;
 	int depth;
+	size_t steps; /* selections visited, against GQL_MAX_STEPS */
 };
 
 static void fail(struct vctx *c, const struct axv *at, const char *fmt, ...)
@@ -88,23 +90,11 @@ type_str(const struct axv *t)
 static void
 unique_args(struct vctx *c, const struct axv *node)
 {
-	size_t n = gql_len(node, "Arguments");
+	const struct axv *a = gql_first_dup(node, "Arguments", "Name");
 
-	for (size_t i = 0; i < n; i++) {
-		const struct axv *a = gql_at(node, "Arguments", i);
-
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(gql_str(a, "Name"),
-				gql_str(gql_at(node, "Arguments", j),
-				    "Name")) == 0) {
-				fail(c, a,
-				    "There can be only one argument named "
-				    "\"%s\".",
-				    gql_str(a, "Name"));
-				return;
-			}
-		}
-	}
+	if (a != NULL)
+		fail(c, a, "There can be only one argument named \"%s\".",
+		    gql_str(a, "Name"));
 }
 
 static void
@@ -118,8 +108,8 @@ required_args(struct vctx *c, const struct axv *node, const struct axv *def,
 
 		if (!gql_bool(t, "NonNull") ||
 		    gql_node(ad, "DefaultValue") != NULL ||
-		    gql_list_named(node, "Arguments", gql_str(ad, "Name")) !=
-			NULL)
+		    gql_list_named(c->s, node, "Arguments",
+			gql_str(ad, "Name")) != NULL)
 			continue;
 		ts = type_str(t);
 		fail(c, node,
@@ -134,15 +124,9 @@ required_args(struct vctx *c, const struct axv *node, const struct axv *def,
 /* ---- values ---- */
 
 static const struct axv *
-var_def(const struct axv *op, const char *name)
+var_def(struct vctx *c, const char *name)
 {
-	for (size_t i = 0; i < gql_len(op, "VariableDefinitions"); i++) {
-		const struct axv *vd = gql_at(op, "VariableDefinitions", i);
-
-		if (strcmp(gql_str(vd, "Variable"), name) == 0)
-			return vd;
-	}
-	return NULL;
+	return gql_named(c->s, c->op, "VariableDefinitions", "Variable", name);
 }
 
 /* What a value is expected to be: its type reference and the definition
@@ -295,10 +279,8 @@ check_value_type(struct vctx *c, const struct axv *v, int64_t kind,
 			wrong_type(c, v, e);
 			break;
 		}
-		for (size_t i = 0; i < d->enums.len; i++)
-			if (strcmp(gql_str(d->enums.items[i], "Name"),
-				gql_str(v, "Raw")) == 0)
-				return;
+		if (gql_type_enum(d, gql_str(v, "Raw")) != NULL)
+			return;
 		ts = type_str(e->type);
 		fail(c, v, "Value \"%s\" does not exist in \"%s\" enum.",
 		    gql_str(v, "Raw"), ts);
@@ -313,8 +295,8 @@ check_value_type(struct vctx *c, const struct axv *v, int64_t kind,
 			const struct axv *f = d->fields.items[i];
 
 			if (!gql_bool(gql_node(f, "Type"), "NonNull") ||
-			    gql_list_named(v, "Children", gql_str(f, "Name")) !=
-				NULL ||
+			    gql_list_named(c->s, v, "Children",
+				gql_str(f, "Name")) != NULL ||
 			    gql_node(f, "DefaultValue") != NULL)
 				continue;
 			ts = type_str(gql_node(f, "Type"));
@@ -327,8 +309,7 @@ check_value_type(struct vctx *c, const struct axv *v, int64_t kind,
 		for (size_t i = 0; i < gql_len(v, "Children"); i++) {
 			const struct axv *ch = gql_at(v, "Children", i);
 
-			if (gql_field_named(&d->fields, gql_str(ch, "Name")) ==
-			    NULL)
+			if (gql_type_field(d, gql_str(ch, "Name")) == NULL)
 				fail(c, ch,
 				    "Field \"%s\" is not defined by type "
 				    "\"%s\".",
@@ -369,7 +350,7 @@ walk_value(struct vctx *c, const struct axv *v, const struct expect *e,
 	if (kind == VK_VARIABLE && c->op != NULL) {
 		const char *name = gql_str(v, "Raw");
 
-		if ((vd = var_def(c->op, name)) != NULL)
+		if ((vd = var_def(c, name)) != NULL)
 			gql_map_put(&c->used_vars, name, (void *)v);
 	}
 	for (size_t i = 0; (kind == VK_LIST || kind == VK_OBJECT) &&
@@ -383,8 +364,8 @@ walk_value(struct vctx *c, const struct axv *v, const struct expect *e,
 			ce.type = gql_node(e->type, "Elem");
 			ce.def = e->def;
 		} else if (kind == VK_OBJECT && e->def != NULL) {
-			const struct axv *f = gql_field_named(&e->def->fields,
-			    gql_str(ch, "Name"));
+			const struct axv *f =
+			    gql_type_field(e->def, gql_str(ch, "Name"));
 
 			if (f != NULL) {
 				ce.type = gql_node(f, "Type");
@@ -405,18 +386,13 @@ walk_value(struct vctx *c, const struct axv *v, const struct expect *e,
 			    gql_str(v, "Raw"));
 	}
 	/* UniqueInputFieldNames */
-	for (size_t i = 0; kind == VK_OBJECT && i < gql_len(v, "Children");
-	     i++) {
-		const struct axv *a = gql_at(v, "Children", i);
+	if (kind == VK_OBJECT) {
+		const struct axv *a = gql_first_dup(v, "Children", "Name");
 
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(gql_str(a, "Name"),
-				gql_str(gql_at(v, "Children", j), "Name")) == 0)
-				fail(c, a,
-				    "There can be only one input field named "
-				    "\"%s\".",
-				    gql_str(a, "Name"));
-		}
+		if (a != NULL)
+			fail(c, a,
+			    "There can be only one input field named \"%s\".",
+			    gql_str(a, "Name"));
 	}
 	check_value_type(c, v, kind, e);
 	/* VariablesInAllowedPosition */
@@ -447,8 +423,8 @@ walk_args(struct vctx *c, const struct axv *node, const struct axv *owner)
 {
 	for (size_t i = 0; i < gql_len(node, "Arguments"); i++) {
 		const struct axv *a = gql_at(node, "Arguments", i);
-		const struct axv *ad =
-		    gql_list_named(owner, "Arguments", gql_str(a, "Name"));
+		const struct axv *ad = gql_list_named(c->s, owner, "Arguments",
+		    gql_str(a, "Name"));
 		struct expect e = { 0 };
 
 		if (ad != NULL) {
@@ -470,25 +446,25 @@ walk_directives(struct vctx *c, const struct axv *node, const char *loc)
 	size_t n = gql_len(node, "Directives");
 
 	/* UniqueDirectivesPerLocation */
-	for (size_t i = 0; i < n; i++) {
-		const struct axv *d = gql_at(node, "Directives", i);
-		const struct axv *def =
-		    gql_map_get(&c->s->dirs, gql_str(d, "Name"));
+	{
+		struct gql_map seen = { 0 };
 
-		if (def != NULL && gql_bool(def, "IsRepeatable"))
-			continue;
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(gql_str(d, "Name"),
-				gql_str(gql_at(node, "Directives", j),
-				    "Name")) == 0) {
+		for (size_t i = 0; i < n && !c->failed; i++) {
+			const struct axv *d = gql_at(node, "Directives", i);
+			const char *name = gql_str(d, "Name");
+			const struct axv *def = gql_map_get(&c->s->dirs, name);
+
+			if (def != NULL && gql_bool(def, "IsRepeatable"))
+				continue;
+			if (gql_map_get(&seen, name) != NULL)
 				fail(c, d,
 				    "The directive \"@%s\" can only be used "
 				    "once "
 				    "at this location.",
-				    gql_str(d, "Name"));
-				break;
-			}
+				    name);
+			gql_map_put(&seen, name, (void *)d);
 		}
+		gql_map_free(&seen);
 	}
 	for (size_t i = 0; i < n && !c->failed; i++) {
 		const struct axv *d = gql_at(node, "Directives", i);
@@ -502,7 +478,7 @@ walk_directives(struct vctx *c, const struct axv *node, const char *loc)
 		     j++) {
 			const struct axv *a = gql_at(d, "Arguments", j);
 
-			if (gql_list_named(def, "Arguments",
+			if (gql_list_named(c->s, def, "Arguments",
 				gql_str(a, "Name")) == NULL)
 				fail(c, a,
 				    "Unknown argument \"%s\" on directive "
@@ -541,22 +517,12 @@ field_def(struct vctx *c, const struct gql_type *parent, const char *name)
 
 	if (parent == NULL)
 		return NULL;
-	if ((f = gql_field_named(&parent->fields, name)) != NULL)
+	if ((f = gql_type_field(parent, name)) != NULL)
 		return f;
 	if (parent == c->s->query)
-		return gql_list_named(gql_at(c->s->meta, "Definitions", 0),
-		    "Fields", name);
+		return gql_list_named(c->s,
+		    gql_at(c->s->meta, "Definitions", 0), "Fields", name);
 	return NULL;
-}
-
-static bool
-has_type(const struct gql_vec *types, const char *name)
-{
-	for (size_t i = 0; i < types->len; i++)
-		if (strcmp(((const struct gql_type *)types->items[i])->name,
-			name) == 0)
-			return true;
-	return false;
 }
 
 /* gqlparser's PossibleFragmentSpreads: may an object of type parent ever
@@ -577,7 +543,7 @@ spread_possible(struct vctx *c, const struct gql_type *parent, const char *tn)
 
 		if (strcmp(parent->kind, "OBJECT") == 0
 			? strcmp(parent->name, t->name) == 0
-			: has_type(&parent->possible, t->name))
+			: gql_type_possible(parent, t->name))
 			return true;
 	}
 	return false;
@@ -619,7 +585,7 @@ walk_field(struct vctx *c, const struct gql_type *parent, const struct axv *f)
 		for (size_t i = 0; i < gql_len(f, "Arguments"); i++) {
 			const struct axv *a = gql_at(f, "Arguments", i);
 
-			if (gql_list_named(def, "Arguments",
+			if (gql_list_named(c->s, def, "Arguments",
 				gql_str(a, "Name")) == NULL) {
 				fail(c, a,
 				    "Unknown argument \"%s\" on field "
@@ -660,6 +626,11 @@ walk_selection(struct vctx *c, const struct gql_type *parent,
 
 	if (c->failed)
 		return;
+	if (++c->steps > GQL_MAX_STEPS) {
+		fail(c, sel, "validation visits more than %d selections",
+		    GQL_MAX_STEPS);
+		return;
+	}
 	if (has_alias || (tc == NULL && gql_len(sel, "SelectionSet") > 0)) {
 		walk_field(c, parent, sel);
 	} else if (tc != NULL) {
@@ -763,6 +734,11 @@ top_fields(struct top_fields *tf, const struct axv *node, int depth)
 		const struct axv *s = gql_at(node, "SelectionSet", i);
 		const char *name = gql_str(s, "Name");
 
+		if (++c->steps > GQL_MAX_STEPS) {
+			fail(c, s, "validation visits more than %d selections",
+			    GQL_MAX_STEPS);
+			return;
+		}
 		if (axv_object_gets(s, "Alias") != NULL) {
 			if (gql_map_get(&tf->names, name) == NULL) {
 				gql_map_put(&tf->names, name, (void *)s);
@@ -886,37 +862,21 @@ walk_operation(struct vctx *c, const struct axv *op, size_t nops)
 			return;
 	}
 	/* UniqueOperationNames */
-	if (*gql_str(op, "Name") != '\0') {
-		for (size_t i = 0; i < gql_len(c->doc, "Operations"); i++) {
-			const struct axv *o = gql_at(c->doc, "Operations", i);
-
-			if (o == op)
-				break;
-			if (strcmp(gql_str(o, "Name"), gql_str(op, "Name")) ==
-			    0) {
-				fail(c, op,
-				    "There can be only one operation named "
-				    "\"%s\".",
-				    gql_str(op, "Name"));
-				return;
-			}
-		}
+	if (*gql_str(op, "Name") != '\0' &&
+	    gql_map_get(&c->opnames, gql_str(op, "Name")) != op) {
+		fail(c, op, "There can be only one operation named \"%s\".",
+		    gql_str(op, "Name"));
+		return;
 	}
 	/* UniqueVariableNames */
-	for (size_t i = 0; i < nvars; i++) {
-		const struct axv *vd = gql_at(op, "VariableDefinitions", i);
+	{
+		const struct axv *vd =
+		    gql_first_dup(op, "VariableDefinitions", "Variable");
 
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(gql_str(vd, "Variable"),
-				gql_str(gql_at(op, "VariableDefinitions", j),
-				    "Variable")) == 0) {
-				fail(c, vd,
-				    "There can be only one variable named "
-				    "\"$%s\".",
-				    gql_str(vd, "Variable"));
-				return;
-			}
-		}
+		if (vd != NULL)
+			fail(c, vd,
+			    "There can be only one variable named \"$%s\".",
+			    gql_str(vd, "Variable"));
 	}
 }
 
@@ -996,7 +956,7 @@ find_cycles(struct cycle *cy, const struct axv *frag, int depth)
 }
 
 static void
-walk_fragment(struct vctx *c, const struct axv *fd, size_t idx)
+walk_fragment(struct vctx *c, const struct axv *fd)
 {
 	const char *tn = gql_str(fd, "TypeCondition");
 	const char *name = gql_str(fd, "Name");
@@ -1033,15 +993,9 @@ walk_fragment(struct vctx *c, const struct axv *fd, size_t idx)
 		return;
 	}
 	/* UniqueFragmentNames */
-	for (size_t i = 0; i < idx; i++) {
-		if (strcmp(gql_str(gql_at(c->doc, "Fragments", i), "Name"),
-			name) == 0) {
-			fail(c, fd,
-			    "There can be only one fragment named \"%s\".",
-			    name);
-			return;
-		}
-	}
+	if (gql_map_get(&c->frags, name) != fd)
+		fail(c, fd, "There can be only one fragment named \"%s\".",
+		    name);
 }
 
 int
@@ -1059,16 +1013,23 @@ gql_validate(struct gql_schema *s, const struct axv *doc, struct gql_err *err)
 		if (gql_map_get(&c.frags, gql_str(f, "Name")) == NULL)
 			gql_map_put(&c.frags, gql_str(f, "Name"), (void *)f);
 	}
+	for (size_t i = 0; i < nops; i++) {
+		const struct axv *o = gql_at(doc, "Operations", i);
+
+		if (gql_map_get(&c.opnames, gql_str(o, "Name")) == NULL)
+			gql_map_put(&c.opnames, gql_str(o, "Name"), (void *)o);
+	}
 	for (size_t i = 0; i < nops && !c.failed; i++)
 		walk_operation(&c, gql_at(doc, "Operations", i), nops);
 	c.op = NULL;
 	c.in_fragment_defs = true;
 	for (size_t i = 0; i < nfrags && !c.failed; i++)
-		walk_fragment(&c, gql_at(doc, "Fragments", i), i);
+		walk_fragment(&c, gql_at(doc, "Fragments", i));
 	gql_map_free(&c.frags);
 	gql_map_free(&c.spread);
 	gql_map_free(&c.visited);
 	gql_map_free(&c.used_vars);
 	gql_map_free(&c.cycle_done);
+	gql_map_free(&c.opnames);
 	return c.failed ? -1 : 0;
 }

@@ -239,6 +239,44 @@ bounds(void)
 		    "graphql.is_valid", b.data, "type Query { a: Int }", false);
 		axg_buf_free(&b);
 	}
+	/* many operations spreading one big fragment: the walk is bounded */
+	{
+		struct axg_buf b;
+
+		axg_buf_init(&b, 0);
+		for (int i = 0; i < 3200; i++)
+			axg_buf_printf(&b, "query Q%d { ...F }\n", i);
+		axg_buf_puts(&b, "fragment F on Query {");
+		for (int i = 0; i < 3200; i++)
+			axg_buf_puts(&b, " a");
+		axg_buf_puts(&b, " }");
+		axg_buf_putc(&b, 0);
+		want_error("too many selections to visit end with an error",
+		    "graphql.parse", b.data, "type Query { a: Int }",
+		    "validation visits more than");
+		axg_buf_free(&b);
+	}
+	/* long lists are looked up through an index, not searched */
+	{
+		struct axg_buf q, sc;
+
+		axg_buf_init(&q, 0);
+		axg_buf_init(&sc, 0);
+		axg_buf_puts(&q, "{ f(");
+		axg_buf_puts(&sc, "type Query { f(");
+		for (int i = 0; i < 40000; i++) {
+			axg_buf_printf(&q, "a%d: %d ", i, i);
+			axg_buf_printf(&sc, "a%d: Int! ", i);
+		}
+		axg_buf_puts(&q, ") }");
+		axg_buf_puts(&sc, "): Int }");
+		axg_buf_putc(&q, 0);
+		axg_buf_putc(&sc, 0);
+		want_bool("a field with 40000 arguments is valid",
+		    "graphql.is_valid", q.data, sc.data, true);
+		axg_buf_free(&q);
+		axg_buf_free(&sc);
+	}
 	/* and a short one is fine */
 	want_bool("a short chain of fragments is valid", "graphql.is_valid",
 	    "{ ...F0 } fragment F0 on Query { ...F1 } "
