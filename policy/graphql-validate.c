@@ -6,16 +6,17 @@
  * a field's checks run after its sub-selections, an operation's after its
  * selections.  The rules are gqlparser's, in its order, and the first error
  * found is the one reported (OPA reports only the first).  Not done here:
- * OverlappingFieldsCanBeMerged, and the "Did you mean" suggestions some
- * messages end with.
+ * OverlappingFieldsCanBeMerged.
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/common.h"
 #include "policy/graphql-int.h"
@@ -40,21 +41,152 @@ struct vctx {
 	size_t steps; /* selections visited, against GQL_MAX_STEPS */
 };
 
-static void fail(struct vctx *c, const struct axv *at, const char *fmt, ...)
+static bool fail(struct vctx *c, const struct axv *at, const char *fmt, ...)
     AXG_PRINTF(3, 4);
 
-static void
+/* Record the error, unless there is one already; true if recorded. */
+static bool
 fail(struct vctx *c, const struct axv *at, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (c->failed)
-		return;
+		return false;
 	c->failed = true;
 	va_start(ap, fmt);
 	vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
 	va_end(ap);
 	gql_pos(at, &c->err->line, &c->err->col);
+	return true;
+}
+
+/* ---- "Did you mean" (gqlparser's SuggestionList and OrList) ---- */
+
+#define SUGGEST_MAX_NAME 256 /* longer names are not typos */
+
+/* Levenshtein distance between a and b, lower-cased; a change of case
+ * alone counts as one edit. */
+static size_t
+lexical_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[SUGGEST_MAX_NAME + 1], prev[SUGGEST_MAX_NAME + 1];
+
+	if (strcmp(a, b) == 0)
+		return 0;
+	if (la == lb && strncasecmp(a, b, la) == 0)
+		return 1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = tolower((unsigned char)a[i - 1]) ==
+				tolower((unsigned char)b[j - 1])
+			    ? 0
+			    : 1;
+			size_t d = prev[j - 1] + cost;
+
+			if (prev[j] + 1 < d)
+				d = prev[j] + 1;
+			if (row[j - 1] + 1 < d)
+				d = row[j - 1] + 1;
+			row[j] = d;
+		}
+		memcpy(prev, row, (lb + 1) * sizeof(*row));
+	}
+	return prev[lb];
+}
+
+struct suggestion {
+	const char *name;
+	size_t dist, order;
+};
+
+static int
+cmp_suggestion(const void *a, const void *b)
+{
+	const struct suggestion *x = a, *y = b;
+
+	if (x->dist != y->dist)
+		return x->dist < y->dist ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Append gqlparser's " PREFIX "a", "b", or "c"?" (OrList: the first five
+ * names) to the error just recorded. */
+static void
+append_or_list(struct vctx *c, const char *prefix, const struct gql_vec *names,
+    bool quoted)
+{
+	size_t n = names->len > 5 ? 5 : names->len;
+	struct axg_buf b;
+
+	if (n == 0)
+		return;
+	axg_buf_init(&b, 0);
+	axg_buf_printf(&b, " %s ", prefix);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			axg_buf_puts(&b,
+			    n == 2	     ? " or "
+				: i == n - 1 ? ", or "
+					     : ", ");
+		axg_buf_printf(&b, quoted ? "\"%s\"" : "%s",
+		    (const char *)names->items[i]);
+	}
+	axg_buf_putc(&b, '?');
+	axg_buf_putc(&b, 0);
+	axg_strlcpy(c->err->msg + strlen(c->err->msg), b.data,
+	    sizeof(c->err->msg) - strlen(c->err->msg));
+	axg_buf_free(&b);
+}
+
+/* Append gqlparser's " PREFIX "a", "b", or "c"?" to the error just
+ * recorded: the options close enough to typed, nearest first (five at
+ * most). */
+static void
+suggest(struct vctx *c, const char *prefix, const char *typed,
+    const struct gql_vec *opts, bool quoted)
+{
+	size_t lt = strlen(typed), threshold = lt * 4 / 10 + 1, n = 0;
+	struct suggestion *sg;
+	struct gql_vec sorted = { 0 };
+
+	if (lt > SUGGEST_MAX_NAME || opts->len == 0)
+		return;
+	sg = axg_calloc(opts->len, sizeof(*sg));
+	for (size_t i = 0; i < opts->len; i++) {
+		const char *o = opts->items[i];
+		size_t lo = strlen(o), d;
+
+		if (lo > SUGGEST_MAX_NAME || lo > lt + threshold ||
+		    lt > lo + threshold)
+			continue;
+		if ((d = lexical_distance(typed, o)) <= threshold)
+			sg[n++] = (struct suggestion){ o, d, i };
+	}
+	qsort(sg, n, sizeof(*sg), cmp_suggestion);
+	for (size_t i = 0; i < n; i++)
+		gql_vec_push(&sorted, sg[i].name);
+	append_or_list(c, prefix, &sorted, quoted);
+	free(sorted.items);
+	free(sg);
+}
+
+/* The names of the elements of node[key]. */
+static void
+names_of(struct gql_vec *out, const struct axv *node, const char *key)
+{
+	for (size_t i = 0; i < gql_len(node, key); i++)
+		gql_vec_push(out, gql_str(gql_at(node, key, i), "Name"));
+}
+
+static void
+names_of_vec(struct gql_vec *out, const struct gql_vec *nodes)
+{
+	for (size_t i = 0; i < nodes->len; i++)
+		gql_vec_push(out, gql_str(nodes->items[i], "Name"));
 }
 
 static struct gql_type *
@@ -282,8 +414,15 @@ check_value_type(struct vctx *c, const struct axv *v, int64_t kind,
 		if (gql_type_enum(d, gql_str(v, "Raw")) != NULL)
 			return;
 		ts = type_str(e->type);
-		fail(c, v, "Value \"%s\" does not exist in \"%s\" enum.",
-		    gql_str(v, "Raw"), ts);
+		if (fail(c, v, "Value \"%s\" does not exist in \"%s\" enum.",
+			gql_str(v, "Raw"), ts)) {
+			struct gql_vec names = { 0 };
+
+			names_of_vec(&names, &d->enums);
+			suggest(c, "Did you mean the enum value",
+			    gql_str(v, "Raw"), &names, true);
+			free(names.items);
+		}
 		free(ts);
 		break;
 	case VK_BOOLEAN:
@@ -309,11 +448,17 @@ check_value_type(struct vctx *c, const struct axv *v, int64_t kind,
 		for (size_t i = 0; i < gql_len(v, "Children"); i++) {
 			const struct axv *ch = gql_at(v, "Children", i);
 
-			if (gql_type_field(d, gql_str(ch, "Name")) == NULL)
-				fail(c, ch,
-				    "Field \"%s\" is not defined by type "
-				    "\"%s\".",
-				    gql_str(ch, "Name"), d->name);
+			if (gql_type_field(d, gql_str(ch, "Name")) == NULL &&
+			    fail(c, ch,
+				"Field \"%s\" is not defined by type \"%s\".",
+				gql_str(ch, "Name"), d->name)) {
+				struct gql_vec names = { 0 };
+
+				names_of_vec(&names, &d->fields);
+				suggest(c, "Did you mean", gql_str(ch, "Name"),
+				    &names, true);
+				free(names.items);
+			}
 		}
 		break;
 	default:
@@ -479,11 +624,17 @@ walk_directives(struct vctx *c, const struct axv *node, const char *loc)
 			const struct axv *a = gql_at(d, "Arguments", j);
 
 			if (gql_list_named(c->s, def, "Arguments",
-				gql_str(a, "Name")) == NULL)
-				fail(c, a,
-				    "Unknown argument \"%s\" on directive "
-				    "\"@%s\".",
-				    gql_str(a, "Name"), name);
+				gql_str(a, "Name")) == NULL &&
+			    fail(c, d,
+				"Unknown argument \"%s\" on directive \"@%s\".",
+				gql_str(a, "Name"), name)) {
+				struct gql_vec names = { 0 };
+
+				names_of(&names, def, "Arguments");
+				suggest(c, "Did you mean", gql_str(a, "Name"),
+				    &names, true);
+				free(names.items);
+			}
 		}
 		/* KnownDirectives */
 		if (def == NULL) {
@@ -549,6 +700,75 @@ spread_possible(struct vctx *c, const struct gql_type *parent, const char *tn)
 	return false;
 }
 
+/* FieldsOnCorrectType's suggestions: on an abstract type, the types
+ * where the field is (interfaces used most first, then by name); else
+ * fields with a name close to it. */
+static void
+suggest_field(struct vctx *c, const struct gql_type *parent, const char *name)
+{
+	struct gql_vec names = { 0 };
+
+	if (strcmp(parent->kind, "INTERFACE") == 0 ||
+	    strcmp(parent->kind, "UNION") == 0) {
+		struct gql_map uses = { 0 };
+		struct gql_vec ifaces = { 0 }, objs = { 0 };
+
+		for (size_t i = 0; i < parent->possible.len; i++) {
+			const struct gql_type *pt = parent->possible.items[i];
+
+			if (gql_type_field(pt, name) == NULL)
+				continue;
+			gql_vec_push(&objs, pt->name);
+			for (size_t j = 0; j < pt->ifaces.len; j++) {
+				const char *in = pt->ifaces.items[j];
+				const struct gql_type *it = type_named(c, in);
+				uintptr_t u;
+
+				if (it == NULL ||
+				    gql_type_field(it, name) == NULL)
+					continue;
+				u = (uintptr_t)gql_map_get(&uses, in);
+				if (u == 0)
+					gql_vec_push(&ifaces, in);
+				gql_map_put(&uses, in, (void *)(u + 1));
+			}
+		}
+		for (size_t i = 0; i < objs.len; i++)
+			gql_vec_push(&ifaces, objs.items[i]);
+		/* insertion sort: stable, and the lists are short */
+		for (size_t i = 1; i < ifaces.len; i++) {
+			for (size_t j = i; j > 0; j--) {
+				const char *a = ifaces.items[j - 1];
+				const char *b = ifaces.items[j];
+				uintptr_t ua = (uintptr_t)gql_map_get(&uses, a);
+				uintptr_t ub = (uintptr_t)gql_map_get(&uses, b);
+
+				if (ub > ua || (ub == ua && strcmp(b, a) < 0)) {
+					ifaces.items[j - 1] = b;
+					ifaces.items[j] = a;
+				} else {
+					break;
+				}
+			}
+		}
+		append_or_list(c, "Did you mean to use an inline fragment on",
+		    &ifaces, true);
+		gql_map_free(&uses);
+		free(objs.items);
+		if (ifaces.len > 0) {
+			free(ifaces.items);
+			return;
+		}
+		free(ifaces.items);
+	}
+	if (strcmp(parent->kind, "OBJECT") != 0 &&
+	    strcmp(parent->kind, "INTERFACE") != 0)
+		return;
+	names_of_vec(&names, &parent->fields);
+	suggest(c, "Did you mean", name, &names, true);
+	free(names.items);
+}
+
 static void
 walk_field(struct vctx *c, const struct gql_type *parent, const struct axv *f)
 {
@@ -569,8 +789,9 @@ walk_field(struct vctx *c, const struct gql_type *parent, const struct axv *f)
 		return;
 	/* FieldsOnCorrectType */
 	if (parent != NULL && def == NULL && !typename) {
-		fail(c, f, "Cannot query field \"%s\" on type \"%s\".", name,
-		    parent->name);
+		if (fail(c, f, "Cannot query field \"%s\" on type \"%s\".",
+			name, parent->name))
+			suggest_field(c, parent, name);
 		return;
 	}
 	if (typename && ft != NULL && gql_len(f, "SelectionSet") > 0) {
@@ -587,10 +808,18 @@ walk_field(struct vctx *c, const struct gql_type *parent, const struct axv *f)
 
 			if (gql_list_named(c->s, def, "Arguments",
 				gql_str(a, "Name")) == NULL) {
-				fail(c, a,
-				    "Unknown argument \"%s\" on field "
-				    "\"%s.%s\".",
-				    gql_str(a, "Name"), parent->name, name);
+				struct gql_vec names = { 0 };
+
+				if (fail(c, f,
+					"Unknown argument \"%s\" on field "
+					"\"%s.%s\".",
+					gql_str(a, "Name"), parent->name,
+					name)) {
+					names_of(&names, def, "Arguments");
+					suggest(c, "Did you mean",
+					    gql_str(a, "Name"), &names, true);
+				}
+				free(names.items);
 				return;
 			}
 		}

@@ -107,7 +107,14 @@ static const struct bi_row rows[] = {
 	{ "graphql.parse",
 	    "[\"{ a { c } }\", \"type Query { a: A } type A { b: Int }\"]",
 	    "!eval_builtin_error: graphql.parse: Cannot query field \"c\" on "
-	    "type \"A\" in GraphQL string at location 1:7" },
+	    "type \"A\". Did you mean \"b\"? in GraphQL string at location "
+	    "1:7" },
+	{ "graphql.parse",
+	    "[\"{ u { b } }\", \"type Query { u: U } union U = A | B "
+	    "type A { a: Int } type B { b: Int }\"]",
+	    "!eval_builtin_error: graphql.parse: Cannot query field \"b\" on "
+	    "type \"U\". Did you mean to use an inline fragment on \"B\"? in "
+	    "GraphQL string at location 1:7" },
 	{ "graphql.parse", "[\"{ a }\", \"type Query { a: Int }\"]",
 	    "[{\"Operations\": [{\"Name\": \"\", \"Operation\": \"query\", "
 	    "\"SelectionSet\": [{\"Alias\": \"a\", \"Name\": \"a\"}]}]}, "
