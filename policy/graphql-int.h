@@ -26,6 +26,7 @@
 #define GQL_MAX_DEPTH  128	  /* nesting of selections, values, types */
 #define GQL_MAX_TOKENS 1000000	  /* tokens in one document */
 #define GQL_MAX_STEPS  10000000	  /* selections visited by validation */
+#define GQL_MAX_PAIRS  500000	  /* fields compared with each other */
 
 /* gqlparser's ValueKind: a value node's "Kind". */
 enum gql_value_kind {
@@ -106,12 +107,15 @@ struct gql_type {
 	struct gql_map fmap, emap, pmap, imap;
 };
 
-/* An index of one list of nodes by name, made the first time a long list
- * is searched, so that no check is quadratic in a list's length. */
-struct gql_idx {
-	const struct axv *list;
-	struct gql_map m;
+/* A pointer -> pointer map. */
+struct gql_pmap {
+	const void **keys;
+	void **vals;
+	size_t len, cap;
 };
+void *gql_pmap_get(const struct gql_pmap *m, const void *key);
+void gql_pmap_put(struct gql_pmap *m, const void *key, void *val);
+void gql_pmap_free(struct gql_pmap *m); /* not the values */
 
 struct gql_schema {
 	struct axv *prelude, *doc, *meta;
@@ -119,8 +123,10 @@ struct gql_schema {
 	struct gql_map dirs;  /* name -> directive definition node */
 	struct gql_vec all;   /* struct gql_type *, in definition order */
 	struct gql_type *query, *mutation, *subscription;
-	struct gql_idx *idx; /* open addressing by list */
-	size_t idx_len, idx_cap;
+	/* indexes of long lists by name, made the first time one is searched
+	 * (list -> struct gql_map *), so that no check is quadratic in the
+	 * length of a list */
+	struct gql_pmap idx;
 };
 
 /* Reading nodes: "" / false / NULL / 0 when absent or of another type. */

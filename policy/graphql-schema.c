@@ -309,40 +309,70 @@ map_first(struct gql_map *m, const char *name, const void *val)
 
 #define SHORT_LIST 8 /* searched in place, not indexed */
 
-static struct gql_map *
-index_of(struct gql_schema *s, const struct axv *list, const char *namekey)
+static size_t
+pmap_slot(const struct gql_pmap *m, const void *key)
+{
+	size_t i = ((uintptr_t)key >> 4) & (m->cap - 1);
+
+	while (m->keys[i] != NULL && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+void *
+gql_pmap_get(const struct gql_pmap *m, const void *key)
+{
+	return m->cap == 0 ? NULL : m->vals[pmap_slot(m, key)];
+}
+
+void
+gql_pmap_put(struct gql_pmap *m, const void *key, void *val)
 {
 	size_t i;
 
-	if ((s->idx_len + 1) * 2 > s->idx_cap) {
-		struct gql_idx *old = s->idx;
-		size_t oldcap = s->idx_cap;
+	if ((m->len + 1) * 2 > m->cap) {
+		struct gql_pmap n = { 0 };
 
-		s->idx_cap = oldcap ? oldcap * 2 : 16;
-		s->idx = axg_calloc(s->idx_cap, sizeof(*s->idx));
-		for (size_t k = 0; k < oldcap; k++) {
-			if (old[k].list == NULL)
-				continue;
-			i = ((uintptr_t)old[k].list >> 4) & (s->idx_cap - 1);
-			while (s->idx[i].list != NULL)
-				i = (i + 1) & (s->idx_cap - 1);
-			s->idx[i] = old[k];
-		}
-		free(old);
+		n.cap = m->cap ? m->cap * 2 : 16;
+		n.keys = axg_calloc(n.cap, sizeof(*n.keys));
+		n.vals = axg_calloc(n.cap, sizeof(*n.vals));
+		for (i = 0; i < m->cap; i++)
+			if (m->keys[i] != NULL)
+				gql_pmap_put(&n, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = n;
 	}
-	i = ((uintptr_t)list >> 4) & (s->idx_cap - 1);
-	while (s->idx[i].list != NULL && s->idx[i].list != list)
-		i = (i + 1) & (s->idx_cap - 1);
-	if (s->idx[i].list == NULL) {
-		s->idx[i].list = list;
-		s->idx_len++;
-		for (size_t k = 0; k < axv_array_len(list); k++) {
-			const struct axv *e = axv_array_get(list, k);
+	i = pmap_slot(m, key);
+	if (m->keys[i] == NULL)
+		m->len++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+}
 
-			map_first(&s->idx[i].m, gql_str(e, namekey), e);
-		}
+void
+gql_pmap_free(struct gql_pmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct gql_map *
+index_of(struct gql_schema *s, const struct axv *list, const char *namekey)
+{
+	struct gql_map *ix = gql_pmap_get(&s->idx, list);
+
+	if (ix != NULL)
+		return ix;
+	ix = axg_calloc(1, sizeof(*ix));
+	for (size_t k = 0; k < axv_array_len(list); k++) {
+		const struct axv *e = axv_array_get(list, k);
+
+		map_first(ix, gql_str(e, namekey), e);
 	}
-	return &s->idx[i].m;
+	gql_pmap_put(&s->idx, list, ix);
+	return ix;
 }
 
 const struct axv *
@@ -1038,9 +1068,13 @@ gql_schema_free(struct gql_schema *s)
 	free(s->all.items);
 	gql_map_free(&s->types);
 	gql_map_free(&s->dirs);
-	for (size_t i = 0; i < s->idx_cap; i++)
-		gql_map_free(&s->idx[i].m);
-	free(s->idx);
+	for (size_t i = 0; i < s->idx.cap; i++) {
+		if (s->idx.vals[i] != NULL) {
+			gql_map_free(s->idx.vals[i]);
+			free(s->idx.vals[i]);
+		}
+	}
+	gql_pmap_free(&s->idx);
 	axv_unref(s->prelude);
 	axv_unref(s->doc);
 	axv_unref(s->meta);

@@ -5,8 +5,7 @@
  * with the fragments it spreads (once each), then the fragment definitions;
  * a field's checks run after its sub-selections, an operation's after its
  * selections.  The rules are gqlparser's, in its order, and the first error
- * found is the one reported (OPA reports only the first).  Not done here:
- * OverlappingFieldsCanBeMerged.
+ * found is the one reported (OPA reports only the first).
  */
 #include "config.h"
 
@@ -24,6 +23,17 @@
 /* Fragment spreads followed into fragments, at most this deep. */
 #define WALK_MAX_DEPTH (GQL_MAX_DEPTH * 8)
 
+struct vctx;
+
+struct overlap {
+	struct vctx *c;
+	struct gql_map pairs;	 /* "A\nB" -> 1 (not exclusive) or 2 */
+	struct gql_vec keys;	 /* the pair keys, owned */
+	struct gql_map compared; /* fragments compared with a field set */
+};
+
+struct finfo;
+
 struct vctx {
 	struct gql_schema *s;
 	const struct axv *doc;
@@ -38,7 +48,11 @@ struct vctx {
 	const struct axv *op;	/* the operation being walked, or NULL */
 	bool in_fragment_defs;
 	int depth;
-	size_t steps; /* selections visited, against GQL_MAX_STEPS */
+	size_t steps;	       /* selections visited, against GQL_MAX_STEPS */
+	size_t pairs;	       /* fields compared, against GQL_MAX_PAIRS */
+	struct gql_pmap finfo; /* field node -> struct finfo */
+	struct overlap overlap;
+	struct axv *string_type; /* the type of __typename */
 };
 
 static bool fail(struct vctx *c, const struct axv *at, const char *fmt, ...)
@@ -700,6 +714,505 @@ spread_possible(struct vctx *c, const struct gql_type *parent, const char *tn)
 	return false;
 }
 
+/* ---- OverlappingFieldsCanBeMerged (gqlparser's port of graphql-js) ---- */
+
+/* What the walk learnt of a field: its definition's type and the type it
+ * was selected on (gqlparser's Field.Definition and ObjectDefinition). */
+struct finfo {
+	const struct axv *field;
+	const struct axv *type;
+	const struct gql_type *parent;
+};
+
+static void
+finfo_put(struct vctx *c, const struct axv *f, const struct axv *type,
+    const struct gql_type *parent)
+{
+	struct finfo *fi = gql_pmap_get(&c->finfo, f);
+
+	if (fi == NULL) {
+		fi = axg_calloc(1, sizeof(*fi));
+		gql_pmap_put(&c->finfo, f, fi);
+	}
+	*fi = (struct finfo){ f, type, parent };
+}
+
+static const struct finfo *
+finfo_get(const struct vctx *c, const struct axv *f)
+{
+	return gql_pmap_get(&c->finfo, f);
+}
+
+/* The fields of a selection set by response name (in first-seen order),
+ * through inline fragments, and its fragment spreads. */
+struct fieldset {
+	struct gql_map byname; /* response name -> struct gql_vec * */
+	struct gql_vec names;  /* response names, first-seen order */
+	struct gql_vec spreads;
+};
+
+static void
+collect(struct vctx *c, struct fieldset *fs, const struct axv *node, int depth)
+{
+	if (depth > GQL_MAX_DEPTH * 4)
+		return;
+	for (size_t i = 0; i < gql_len(node, "SelectionSet") && !c->failed;
+	     i++) {
+		const struct axv *s = gql_at(node, "SelectionSet", i);
+
+		if (++c->steps > GQL_MAX_STEPS) {
+			fail(c, s, "validation visits more than %d selections",
+			    GQL_MAX_STEPS);
+			return;
+		}
+		if (axv_object_gets(s, "Alias") != NULL) {
+			const char *rn = *gql_str(s, "Alias") != '\0'
+			    ? gql_str(s, "Alias")
+			    : gql_str(s, "Name");
+			struct gql_vec *v = gql_map_get(&fs->byname, rn);
+
+			if (v == NULL) {
+				v = axg_calloc(1, sizeof(*v));
+				gql_map_put(&fs->byname, rn, v);
+				gql_vec_push(&fs->names, rn);
+			}
+			gql_vec_push(v, s);
+		} else if (axv_object_gets(s, "TypeCondition") != NULL) {
+			collect(c, fs, s, depth + 1);
+		} else {
+			gql_vec_push(&fs->spreads, s);
+		}
+	}
+}
+
+static void
+fieldset_free(struct fieldset *fs)
+{
+	for (size_t i = 0; i < fs->names.len; i++) {
+		struct gql_vec *v =
+		    gql_map_get(&fs->byname, fs->names.items[i]);
+
+		free(v->items);
+		free(v);
+	}
+	gql_map_free(&fs->byname);
+	free(fs->names.items);
+	free(fs->spreads.items);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/* A conflict, with the conflicts of sub-fields that make it. */
+struct conflict {
+	const char *resp;
+	char *msg; /* NULL when subs say why */
+	struct gql_vec subs;
+	const struct axv *at;
+};
+
+static void
+conflict_free(struct conflict *k)
+{
+	for (size_t i = 0; i < k->subs.len; i++)
+		conflict_free((struct conflict *)k->subs.items[i]);
+	free(k->subs.items);
+	free(k->msg);
+	free(k);
+}
+
+static void
+conflicts_free(struct gql_vec *v)
+{
+	for (size_t i = 0; i < v->len; i++)
+		conflict_free((struct conflict *)v->items[i]);
+	free(v->items);
+	memset(v, 0, sizeof(*v));
+}
+
+static void
+conflict_string(const struct conflict *k, struct axg_buf *b, int depth)
+{
+	if (k->subs.len == 0 || depth > GQL_MAX_DEPTH * 4) {
+		axg_buf_puts(b, k->msg != NULL ? k->msg : "");
+		return;
+	}
+	for (size_t i = 0; i < k->subs.len; i++) {
+		const struct conflict *s = k->subs.items[i];
+
+		axg_buf_printf(b, "subfields \"%s\" conflict because ",
+		    s->resp);
+		conflict_string(s, b, depth + 1);
+		if (i + 1 < k->subs.len)
+			axg_buf_puts(b, " and ");
+	}
+}
+
+static const struct axv *
+spread_def(struct overlap *m, const struct axv *spread)
+{
+	return gql_map_get(&m->c->frags, gql_str(spread, "Name"));
+}
+
+static void between(struct overlap *m, struct gql_vec *out, bool excl,
+    struct fieldset *a, struct fieldset *b, int depth);
+
+static bool
+same_arguments(const struct axv *f1, const struct axv *f2)
+{
+	size_t n1 = gql_len(f1, "Arguments"), n2 = gql_len(f2, "Arguments");
+
+	if (n1 != n2)
+		return false;
+	/* gqlparser compares every argument with every other */
+	for (size_t i = 0; i < n1; i++) {
+		const struct axv *a1 = gql_at(f1, "Arguments", i);
+
+		for (size_t j = 0; j < n2; j++) {
+			const struct axv *a2 = gql_at(f2, "Arguments", j);
+			const struct axv *v1 = gql_node(a1, "Value");
+			const struct axv *v2 = gql_node(a2, "Value");
+
+			if (strcmp(gql_str(a1, "Name"), gql_str(a2, "Name")) !=
+				0 ||
+			    value_kind(v1) != value_kind(v2) ||
+			    strcmp(gql_str(v1, "Raw"), gql_str(v2, "Raw")) != 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool
+types_conflict(struct vctx *c, const struct axv *t1, const struct axv *t2,
+    int depth)
+{
+	const struct axv *e1 = gql_node(t1, "Elem"), *e2 = gql_node(t2, "Elem");
+	const struct gql_type *d1, *d2;
+
+	if (depth > GQL_MAX_DEPTH)
+		return false;
+	if (e1 != NULL)
+		return e2 == NULL || types_conflict(c, e1, e2, depth + 1);
+	if (e2 != NULL)
+		return true;
+	if (gql_bool(t1, "NonNull") != gql_bool(t2, "NonNull"))
+		return true;
+	d1 = type_named(c, gql_str(t1, "NamedType"));
+	d2 = type_named(c, gql_str(t2, "NamedType"));
+	if (d1 != NULL && d2 != NULL && is_leaf(d1) && is_leaf(d2))
+		return strcmp(d1->name, d2->name) != 0;
+	return false;
+}
+
+/* Comparing fields pairwise is quadratic: bound the comparisons. */
+static bool
+overlap_budget(struct vctx *c, const struct axv *at)
+{
+	if (c->failed)
+		return false;
+	if (++c->pairs <= GQL_MAX_PAIRS)
+		return true;
+	fail(c, at, "validation compares more than %d pairs of fields",
+	    GQL_MAX_PAIRS);
+	return false;
+}
+
+static struct conflict *
+new_conflict(const char *resp, const struct axv *at, char *msg)
+{
+	struct conflict *k = axg_calloc(1, sizeof(*k));
+
+	k->resp = resp;
+	k->at = at;
+	k->msg = msg;
+	return k;
+}
+
+static void sub_selections(struct overlap *m, struct gql_vec *out, bool excl,
+    const struct axv *a, const struct axv *b, int depth);
+
+static struct conflict *
+find_conflict(struct overlap *m, bool parent_excl, const struct axv *fa,
+    const struct axv *fb, int depth)
+{
+	struct vctx *c = m->c;
+	const struct finfo *ia = finfo_get(c, fa), *ib = finfo_get(c, fb);
+	const char *resp;
+	bool excl = parent_excl;
+	struct gql_vec subs = { 0 };
+	struct conflict *k;
+
+	if (ia == NULL || ib == NULL || !overlap_budget(c, fb))
+		return NULL;
+	if (depth > WALK_MAX_DEPTH) {
+		fail(c, fb, "selections nested deeper than %d", WALK_MAX_DEPTH);
+		return NULL;
+	}
+	if (!excl)
+		excl = ia->parent != ib->parent &&
+		    strcmp(ia->parent->kind, "OBJECT") == 0 &&
+		    strcmp(ib->parent->kind, "OBJECT") == 0;
+	resp = *gql_str(fa, "Alias") != '\0' ? gql_str(fa, "Alias")
+					     : gql_str(fa, "Name");
+	if (!excl) {
+		if (strcmp(gql_str(fa, "Name"), gql_str(fb, "Name")) != 0)
+			return new_conflict(resp, fb,
+			    axg_asprintf("%s and %s are different fields",
+				gql_str(fa, "Name"), gql_str(fb, "Name")));
+		if (!same_arguments(fa, fb))
+			return new_conflict(resp, fb,
+			    axg_strdup("they have differing arguments"));
+	}
+	if (types_conflict(c, ia->type, ib->type, 0)) {
+		char *t1 = type_str(ia->type), *t2 = type_str(ib->type);
+
+		k = new_conflict(resp, fb,
+		    axg_asprintf("they return conflicting types %s and %s", t1,
+			t2));
+		free(t1);
+		free(t2);
+		return k;
+	}
+	if (gql_len(fa, "SelectionSet") == 0 &&
+	    gql_len(fb, "SelectionSet") == 0)
+		return NULL;
+	sub_selections(m, &subs, excl, fa, fb, depth + 1);
+	if (subs.len == 0) {
+		free(subs.items);
+		return NULL;
+	}
+	k = new_conflict(resp, fb, NULL);
+	k->subs = subs;
+	return k;
+}
+
+static void
+push_conflict(struct gql_vec *out, struct conflict *k)
+{
+	if (k != NULL)
+		gql_vec_push(out, k);
+}
+
+/* collectConflictsBetween */
+static void
+between(struct overlap *m, struct gql_vec *out, bool excl, struct fieldset *a,
+    struct fieldset *b, int depth)
+{
+	for (size_t i = 0; i < a->names.len && !m->c->failed; i++) {
+		const struct gql_vec *fa =
+		    gql_map_get(&a->byname, a->names.items[i]);
+		const struct gql_vec *fb =
+		    gql_map_get(&b->byname, a->names.items[i]);
+
+		for (size_t x = 0; fb != NULL && x < fa->len && !m->c->failed;
+		     x++)
+			for (size_t y = 0; y < fb->len && !m->c->failed; y++)
+				push_conflict(out,
+				    find_conflict(m, excl, fa->items[x],
+					fb->items[y], depth));
+	}
+}
+
+static bool
+same_fieldset(const struct fieldset *a, const struct fieldset *b)
+{
+	if (a->names.len != b->names.len)
+		return false;
+	for (size_t i = 0; i < a->names.len; i++) {
+		const struct gql_vec *va =
+		    gql_map_get(&a->byname, a->names.items[i]);
+		const struct gql_vec *vb =
+		    gql_map_get(&b->byname, a->names.items[i]);
+
+		if (strcmp(a->names.items[i], b->names.items[i]) != 0 ||
+		    vb == NULL || va->len != vb->len ||
+		    memcmp(va->items, vb->items, va->len * sizeof(*va->items)))
+			return false;
+	}
+	return true;
+}
+
+/* collectConflictsBetweenFieldsAndFragment */
+static void
+fields_and_fragment(struct overlap *m, struct gql_vec *out, bool excl,
+    struct fieldset *fs, const struct axv *spread, int depth)
+{
+	const char *name = gql_str(spread, "Name");
+	const struct axv *fd;
+	struct fieldset fb = { 0 };
+
+	if (gql_map_get(&m->compared, name) != NULL ||
+	    !overlap_budget(m->c, spread))
+		return;
+	gql_map_put(&m->compared, name, (void *)spread);
+	if ((fd = spread_def(m, spread)) == NULL)
+		return;
+	if (depth > WALK_MAX_DEPTH) {
+		fail(m->c, spread, "fragment spreads nested deeper than %d",
+		    WALK_MAX_DEPTH);
+		return;
+	}
+	collect(m->c, &fb, fd, 0);
+	if (!same_fieldset(fs, &fb)) {
+		between(m, out, excl, fs, &fb, depth);
+		for (size_t i = 0; i < fb.spreads.len && !m->c->failed; i++) {
+			const struct axv *s = fb.spreads.items[i];
+
+			if (strcmp(gql_str(s, "Name"), name) != 0)
+				fields_and_fragment(m, out, excl, fs, s,
+				    depth + 1);
+		}
+	}
+	fieldset_free(&fb);
+}
+
+/* comparedFragmentPairs: has (a, b) been compared, with exclusivity
+ * excl or with none? */
+static bool
+pair_seen(struct overlap *m, const char *a, const char *b, bool excl)
+{
+	char *key = axg_asprintf("%s\n%s", a, b);
+	uintptr_t v = (uintptr_t)gql_map_get(&m->pairs, key);
+
+	free(key);
+	if (v == 0)
+		return false;
+	return excl ? true : v == 1;
+}
+
+static void
+pair_set(struct overlap *m, const char *a, const char *b, bool excl)
+{
+	char *key = axg_asprintf("%s\n%s", a, b);
+	bool had = gql_map_get(&m->pairs, key) != NULL;
+
+	/* an existing entry keeps its key; only the value changes */
+	gql_map_put(&m->pairs, key, (void *)(uintptr_t)(excl ? 2 : 1));
+	if (had)
+		free(key);
+	else
+		gql_vec_push(&m->keys, key);
+}
+
+/* collectConflictsBetweenFragments */
+static void
+fragments_between(struct overlap *m, struct gql_vec *out, bool excl,
+    const struct axv *sa, const struct axv *sb, int depth)
+{
+	const char *na = gql_str(sa, "Name"), *nb = gql_str(sb, "Name");
+	const struct axv *da, *db;
+	struct fieldset fa = { 0 }, fb = { 0 };
+
+	if (strcmp(na, nb) == 0 || !overlap_budget(m->c, sb) ||
+	    pair_seen(m, na, nb, excl))
+		return;
+	pair_set(m, na, nb, excl);
+	pair_set(m, nb, na, excl);
+	if ((da = spread_def(m, sa)) == NULL ||
+	    (db = spread_def(m, sb)) == NULL)
+		return;
+	if (depth > WALK_MAX_DEPTH) {
+		fail(m->c, sb, "fragment spreads nested deeper than %d",
+		    WALK_MAX_DEPTH);
+		return;
+	}
+	collect(m->c, &fa, da, 0);
+	collect(m->c, &fb, db, 0);
+	between(m, out, excl, &fa, &fb, depth);
+	for (size_t i = 0; i < fb.spreads.len && !m->c->failed; i++)
+		fragments_between(m, out, excl, sa, fb.spreads.items[i],
+		    depth + 1);
+	for (size_t i = 0; i < fa.spreads.len && !m->c->failed; i++)
+		fragments_between(m, out, excl, fa.spreads.items[i], sb,
+		    depth + 1);
+	fieldset_free(&fa);
+	fieldset_free(&fb);
+}
+
+/* findConflictsBetweenSubSelectionSets */
+static void
+sub_selections(struct overlap *m, struct gql_vec *out, bool excl,
+    const struct axv *a, const struct axv *b, int depth)
+{
+	struct fieldset fa = { 0 }, fb = { 0 };
+
+	collect(m->c, &fa, a, 0);
+	collect(m->c, &fb, b, 0);
+	between(m, out, excl, &fa, &fb, depth);
+	for (size_t i = 0; i < fb.spreads.len && !m->c->failed; i++) {
+		gql_map_free(&m->compared);
+		fields_and_fragment(m, out, excl, &fa, fb.spreads.items[i],
+		    depth);
+	}
+	for (size_t i = 0; i < fa.spreads.len && !m->c->failed; i++) {
+		gql_map_free(&m->compared);
+		fields_and_fragment(m, out, excl, &fb, fa.spreads.items[i],
+		    depth);
+	}
+	for (size_t i = 0; i < fa.spreads.len && !m->c->failed; i++)
+		for (size_t j = 0; j < fb.spreads.len && !m->c->failed; j++)
+			fragments_between(m, out, excl, fa.spreads.items[i],
+			    fb.spreads.items[j], depth);
+	fieldset_free(&fa);
+	fieldset_free(&fb);
+}
+
+/* findConflictsWithinSelectionSet, reporting the first conflict. */
+static void
+overlap_within(struct vctx *c, const struct axv *node)
+{
+	struct overlap *m = &c->overlap;
+	struct fieldset fs = { 0 };
+	struct gql_vec out = { 0 };
+
+	if (c->failed || gql_len(node, "SelectionSet") == 0)
+		return;
+	m->c = c;
+	collect(c, &fs, node, 0);
+	for (size_t i = 0; i < fs.names.len && !c->failed; i++) {
+		const struct gql_vec *v =
+		    gql_map_get(&fs.byname, fs.names.items[i]);
+
+		for (size_t x = 0; x < v->len && !c->failed; x++)
+			for (size_t y = x + 1; y < v->len && !c->failed; y++)
+				push_conflict(&out,
+				    find_conflict(m, false, v->items[x],
+					v->items[y], 0));
+	}
+	gql_map_free(&m->compared);
+	for (size_t i = 0; i < fs.spreads.len && !c->failed; i++) {
+		fields_and_fragment(m, &out, false, &fs, fs.spreads.items[i],
+		    0);
+		for (size_t j = i + 1; j < fs.spreads.len && !c->failed; j++)
+			fragments_between(m, &out, false, fs.spreads.items[i],
+			    fs.spreads.items[j], 0);
+	}
+	if (out.len > 0 && !c->failed) {
+		const struct conflict *k = out.items[0];
+		struct axg_buf b;
+
+		axg_buf_init(&b, 0);
+		conflict_string(k, &b, 0);
+		axg_buf_putc(&b, 0);
+		fail(c, k->at,
+		    "Fields \"%s\" conflict because %s. Use different aliases "
+		    "on the fields to fetch both if this was intentional.",
+		    k->resp, b.data);
+		axg_buf_free(&b);
+	}
+	conflicts_free(&out);
+	fieldset_free(&fs);
+}
+
+static void
+overlap_free(struct overlap *m)
+{
+	for (size_t i = 0; i < m->keys.len; i++)
+		free((void *)m->keys.items[i]);
+	free(m->keys.items);
+	gql_map_free(&m->pairs);
+	gql_map_free(&m->compared);
+}
+
 /* FieldsOnCorrectType's suggestions: on an abstract type, the types
  * where the field is (interfaces used most first, then by name); else
  * fields with a name close to it. */
@@ -782,6 +1295,10 @@ walk_field(struct vctx *c, const struct gql_type *parent, const struct axv *f)
 		next = ft = type_named(c, gql_type_name(gql_node(def, "Type")));
 	else if (typename)
 		ft = type_named(c, "String");
+	if (parent != NULL && def != NULL)
+		finfo_put(c, f, gql_node(def, "Type"), parent);
+	else if (parent != NULL && typename)
+		finfo_put(c, f, c->string_type, parent);
 	walk_args(c, f, def);
 	walk_directives(c, f, "FIELD");
 	walk_selections(c, next, f);
@@ -823,6 +1340,11 @@ walk_field(struct vctx *c, const struct gql_type *parent, const struct axv *f)
 				return;
 			}
 		}
+	}
+	/* OverlappingFieldsCanBeMerged */
+	if (c->op != NULL)
+		overlap_within(c, f);
+	if (def != NULL) {
 		/* ProvidedRequiredArguments */
 		required_args(c, f, def, false);
 		/* ScalarLeafs */
@@ -880,7 +1402,8 @@ walk_selection(struct vctx *c, const struct gql_type *parent,
 			    tn);
 		else if (*tn != '\0' && t == NULL)
 			fail(c, sel, "Unknown type \"%s\".", tn);
-		else if (!spread_possible(c, parent, tn))
+		overlap_within(c, sel);
+		if (!c->failed && !spread_possible(c, parent, tn))
 			fail(c, sel,
 			    "Fragment cannot be spread here as objects of type "
 			    "\"%s\" can never be of type \"%s\".",
@@ -1069,6 +1592,10 @@ walk_operation(struct vctx *c, const struct axv *op, size_t nops)
 			fail(c, vd, "Variable \"$%s\" is never used.", vn);
 		return;
 	}
+	/* OverlappingFieldsCanBeMerged */
+	overlap_within(c, op);
+	if (c->failed)
+		return;
 	/* SingleFieldSubscriptions */
 	if (c->s->subscription != NULL && strcmp(kind, "subscription") == 0) {
 		struct top_fields tf = { .c = c };
@@ -1221,6 +1748,10 @@ walk_fragment(struct vctx *c, const struct axv *fd)
 		fail(c, fd, "Fragment \"%s\" is never used.", name);
 		return;
 	}
+	/* OverlappingFieldsCanBeMerged */
+	overlap_within(c, fd);
+	if (c->failed)
+		return;
 	/* UniqueFragmentNames */
 	if (gql_map_get(&c->frags, name) != fd)
 		fail(c, fd, "There can be only one fragment named \"%s\".",
@@ -1235,6 +1766,10 @@ gql_validate(struct gql_schema *s, const struct axv *doc, struct gql_err *err)
 	size_t nfrags = gql_len(doc, "Fragments");
 
 	memset(err, 0, sizeof(*err));
+	c.string_type = axv_object_new(2);
+	axv_object_put(c.string_type, axv_cstr("NamedType"),
+	    axv_cstr("String"));
+	axv_object_put(c.string_type, axv_cstr("NonNull"), axv_bool(false));
 	for (size_t i = 0; i < nfrags; i++) {
 		const struct axv *f = gql_at(doc, "Fragments", i);
 
@@ -1260,5 +1795,10 @@ gql_validate(struct gql_schema *s, const struct axv *doc, struct gql_err *err)
 	gql_map_free(&c.used_vars);
 	gql_map_free(&c.cycle_done);
 	gql_map_free(&c.opnames);
+	overlap_free(&c.overlap);
+	for (size_t i = 0; i < c.finfo.cap; i++)
+		free(c.finfo.vals[i]);
+	gql_pmap_free(&c.finfo);
+	axv_unref(c.string_type);
 	return c.failed ? -1 : 0;
 }

@@ -100,6 +100,27 @@ static const struct bi_row rows[] = {
 	    "[\"subscription { a b }\", "
 	    "\"type Query { q: Int } type Subscription { a: Int b: Int }\"]",
 	    "false" },
+	{ "graphql.is_valid",
+	    "[\"{ a { b } a { b } }\", \"type Query { a: A } type A { b: Int "
+	    "}\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"{ u { ... on A { x } ... on B { x } } }\", \"type Query { u: U "
+	    "} "
+	    "union U = A | B type A { x: Int } type B { x: Int }\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"{ u { ... on A { x } ... on B { x } } }\", \"type Query { u: U "
+	    "} "
+	    "union U = A | B type A { x: Int } type B { x: String }\"]",
+	    "false" },
+	{ "graphql.parse",
+	    "[\"{ a { b } ...F } fragment F on Query { a { b: c } }\", "
+	    "\"type Query { a: A } type A { b: Int c: Int }\"]",
+	    "!eval_builtin_error: graphql.parse: Fields \"a\" conflict because "
+	    "subfields \"b\" conflict because b and c are different fields. "
+	    "Use different aliases on the fields to fetch both if this was "
+	    "intentional in GraphQL string at location 1:40" },
 	{ "graphql.parse",
 	    "[\"{ a(x: \\\"s\\\") }\", \"type Query { a(x: Int): Int }\"]",
 	    "!eval_builtin_error: graphql.parse: Int cannot represent "
@@ -263,6 +284,12 @@ bounds(void)
 		    "validation visits more than");
 		axg_buf_free(&b);
 	}
+	/* comparing many fields of one name pairwise is bounded */
+	s = repeat("{", " a", 2000, " }");
+	want_error("too many fields to compare end with an error",
+	    "graphql.parse", s, "type Query { a: Int }",
+	    "validation compares more than");
+	free(s);
 	/* long lists are looked up through an index, not searched */
 	{
 		struct axg_buf q, sc;
