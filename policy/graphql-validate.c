@@ -862,21 +862,22 @@ same_arguments(const struct axv *f1, const struct axv *f2)
 
 	if (n1 != n2)
 		return false;
-	/* gqlparser compares every argument with every other */
 	for (size_t i = 0; i < n1; i++) {
 		const struct axv *a1 = gql_at(f1, "Arguments", i);
+		const struct axv *v1 = gql_node(a1, "Value");
+		bool matched = false;
 
-		for (size_t j = 0; j < n2; j++) {
+		for (size_t j = 0; j < n2 && !matched; j++) {
 			const struct axv *a2 = gql_at(f2, "Arguments", j);
-			const struct axv *v1 = gql_node(a1, "Value");
 			const struct axv *v2 = gql_node(a2, "Value");
 
-			if (strcmp(gql_str(a1, "Name"), gql_str(a2, "Name")) !=
-				0 ||
-			    value_kind(v1) != value_kind(v2) ||
-			    strcmp(gql_str(v1, "Raw"), gql_str(v2, "Raw")) != 0)
-				return false;
+			matched = strcmp(gql_str(a1, "Name"),
+				      gql_str(a2, "Name")) == 0 &&
+			    value_kind(v1) == value_kind(v2) &&
+			    strcmp(gql_str(v1, "Raw"), gql_str(v2, "Raw")) == 0;
 		}
+		if (!matched)
+			return false;
 	}
 	return true;
 }

@@ -101,6 +101,14 @@ static const struct bi_row rows[] = {
 	    "\"type Query { q: Int } type Subscription { a: Int b: Int }\"]",
 	    "false" },
 	{ "graphql.is_valid",
+	    "[\"{ a(x: 1, y: 2) a(y: 2, x: 1) }\", "
+	    "\"type Query { a(x: Int, y: Int): Int }\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"{ a(x: 1, y: 2) a(x: 1, y: 3) }\", "
+	    "\"type Query { a(x: Int, y: Int): Int }\"]",
+	    "false" },
+	{ "graphql.is_valid",
 	    "[\"{ a { b } a { b } }\", \"type Query { a: A } type A { b: Int "
 	    "}\"]",
 	    "true" },
