@@ -1286,10 +1286,8 @@ decode_list(const struct axv *v, const struct fdesc *f, int depth,
 			axv_array_push(out, axv_ref((struct axv *)e));
 			continue;
 		}
-		if (axv_kind(e) == AXV_NULL) {
-			axv_array_push(out, axv_null());
-			continue;
-		}
+		/* gqlparser would read a nil node here and fail on it later;
+		 * refuse the document now */
 		if ((x = decode(e, f->sub, depth + 1, err)) == NULL)
 			goto fail;
 		axv_array_push(out, x);

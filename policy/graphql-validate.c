@@ -287,7 +287,7 @@ struct expect {
 static int64_t
 value_kind(const struct axv *v)
 {
-	const struct axv *k = axv_object_gets(v, "Kind");
+	const struct axv *k = v != NULL ? axv_object_gets(v, "Kind") : NULL;
 	int64_t kind = -1;
 
 	if (k != NULL && axv_kind(k) == AXV_NUMBER)

@@ -153,6 +153,16 @@ static const struct bi_row rows[] = {
 	    "\"OBJECT\", \"Name\": \"Query\"}]}]" },
 	{ "graphql.parse_and_verify", "[\"{ b }\", \"type Query { a: Int }\"]",
 	    "[false, {}, {}]" },
+	{ "graphql.is_valid",
+	    "[{\"Operations\": [{\"Operation\": \"query\", \"SelectionSet\": "
+	    "[null]}]}, \"type Query { a: Int }\"]",
+	    "false" },
+	{ "graphql.is_valid",
+	    "[{\"Operations\": [{\"SelectionSet\": [{\"Name\": \"a\", "
+	    "\"Arguments\": [{\"Name\": \"x\"}]}, {\"Name\": \"a\", "
+	    "\"Arguments\": [{\"Name\": \"x\"}]}]}]}, "
+	    "\"type Query { a(x: Int): Int }\"]",
+	    "true" },
 	{ "graphql.parse_and_verify",
 	    "[{\"Operations\": [{\"Operation\": \"query\", \"SelectionSet\": "
 	    "[{\"Alias\": \"a\", \"Name\": \"a\"}]}]}, "
