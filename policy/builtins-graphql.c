@@ -31,9 +31,10 @@ document(const struct axv *v, bool schema, struct gql_err *err)
 {
 	memset(err, 0, sizeof(*err));
 	if (axv_kind(v) == AXV_STRING)
-		return schema
-		    ? gql_parse_schema(axv_str(v), axv_strlen(v), false, err)
-		    : gql_parse_query(axv_str(v), axv_strlen(v), err);
+		return schema ? gql_parse_schema(axv_str(v), axv_strlen(v),
+				    GQL_POSITIONS, err)
+			      : gql_parse_query(axv_str(v), axv_strlen(v),
+				    GQL_POSITIONS, err);
 	if (axv_kind(v) == AXV_OBJECT)
 		return schema ? gql_decode_schema(v, err)
 			      : gql_decode_query(v, err);
@@ -48,11 +49,11 @@ bi_parse_query(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 
 	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
 		return AXP_BI_ERROR;
-	doc = gql_parse_query(axv_str(args[0]), axv_strlen(args[0]), &err);
+	/* without positions the parser builds the pruned AST itself */
+	doc = gql_parse_query(axv_str(args[0]), axv_strlen(args[0]), 0, &err);
 	if (doc == NULL)
 		return parse_error(ctx, &err);
-	*out = gql_prune(doc);
-	axv_unref(doc);
+	*out = doc;
 	return AXP_BI_OK;
 }
 
@@ -64,12 +65,10 @@ bi_parse_schema(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 
 	if (!axp_bi_want(ctx, args, 1, AXV_STRING))
 		return AXP_BI_ERROR;
-	doc = gql_parse_schema(axv_str(args[0]), axv_strlen(args[0]), false,
-	    &err);
+	doc = gql_parse_schema(axv_str(args[0]), axv_strlen(args[0]), 0, &err);
 	if (doc == NULL)
 		return parse_error(ctx, &err);
-	*out = gql_prune(doc);
-	axv_unref(doc);
+	*out = doc;
 	return AXP_BI_OK;
 }
 

@@ -24,7 +24,7 @@
 /* Bounds on what a caller may hand us. */
 #define GQL_MAX_INPUT  (4u << 20) /* bytes of query or schema text */
 #define GQL_MAX_DEPTH  128	  /* nesting of selections, values, types */
-#define GQL_MAX_TOKENS 1000000	  /* tokens in one document */
+#define GQL_MAX_TOKENS 250000	  /* tokens in one document */
 #define GQL_MAX_STEPS  10000000	  /* selections visited by validation */
 #define GQL_MAX_PAIRS  500000	  /* fields compared with each other */
 
@@ -47,9 +47,14 @@ struct gql_err {
 	int line, col;
 };
 
-struct axv *gql_parse_query(const char *s, size_t n, struct gql_err *err);
+/* flags */
+#define GQL_POSITIONS 0x1 /* add the "Position" keys validation needs */
+#define GQL_BUILTIN   0x2 /* schema: the definitions are built in */
+
 struct axv *
-gql_parse_schema(const char *s, size_t n, bool builtin, struct gql_err *err);
+gql_parse_query(const char *s, size_t n, unsigned flags, struct gql_err *err);
+struct axv *
+gql_parse_schema(const char *s, size_t n, unsigned flags, struct gql_err *err);
 
 /* OPA's pruning: no "Position", no nulls, no empty arrays or objects. */
 struct axv *gql_prune(const struct axv *v);

@@ -83,6 +83,7 @@ struct parser {
 	bool peeked;
 	struct tok peek, prev;
 	bool failed;
+	bool positions; /* add "Position" to the nodes */
 	struct gql_err *err;
 };
 
@@ -857,8 +858,10 @@ put_list(struct axv *o, const char *k, struct axv *arr)
 }
 
 static void
-put_pos(struct axv *o, int line, int col)
+put_pos(struct parser *p, struct axv *o, int line, int col)
 {
+	if (!p->positions)
+		return;
 	struct axv *a = axv_array_new(2);
 
 	axv_array_push(a, axv_int(line));
@@ -867,11 +870,11 @@ put_pos(struct axv *o, int line, int col)
 }
 
 static struct axv *
-node_at(const struct tok *t)
+node_at(struct parser *p, const struct tok *t)
 {
 	struct axv *o = axv_object_new(8);
 
-	put_pos(o, t->line, t->col);
+	put_pos(p, o, t->line, t->col);
 	return o;
 }
 
@@ -918,9 +921,10 @@ parse_variable(struct parser *p)
 }
 
 static struct axv *
-value_node(const struct tok *t, const char *raw, size_t rawlen, int kind)
+value_node(struct parser *p, const struct tok *t, const char *raw,
+    size_t rawlen, int kind)
 {
-	struct axv *v = node_at(t);
+	struct axv *v = node_at(p, t);
 
 	put(v, "Raw", axv_string(raw != NULL ? raw : "", rawlen));
 	put(v, "Kind", axv_int(kind));
@@ -948,7 +952,7 @@ parse_compound(struct parser *p, bool isconst, bool list)
 		} else {
 			struct axv *name;
 
-			put_pos(c, peek(p)->line, peek(p)->col);
+			put_pos(p, c, peek(p)->line, peek(p)->col);
 			if ((name = parse_name(p)) == NULL)
 				goto fail;
 			put(c, "Name", name);
@@ -963,7 +967,7 @@ parse_compound(struct parser *p, bool isconst, bool list)
 	next(p);
 	if (p->failed)
 		goto fail;
-	v = value_node(&at, "", 0, list ? VK_LIST : VK_OBJECT);
+	v = value_node(p, &at, "", 0, list ? VK_LIST : VK_OBJECT);
 	put_list(v, "Children", kids);
 	return v;
 fail:
@@ -996,7 +1000,7 @@ parse_value(struct parser *p, bool isconst)
 		}
 		if ((name = parse_variable(p)) == NULL)
 			return NULL;
-		v = node_at(&at);
+		v = node_at(p, &at);
 		put(v, "Raw", name);
 		put(v, "Kind", axv_int(VK_VARIABLE));
 		put(v, "ExpectedTypeHasDefault", axv_bool(false));
@@ -1031,7 +1035,7 @@ parse_value(struct parser *p, bool isconst)
 	if (p->failed)
 		return NULL;
 	p->depth--;
-	return value_node(t, t->val, t->len, kind);
+	return value_node(p, t, t->val, t->len, kind);
 }
 
 static struct axv *
@@ -1042,7 +1046,7 @@ parse_arguments(struct parser *p, bool isconst)
 	if (!skip(p, T_PARENL))
 		return args;
 	while (peek(p)->kind != T_PARENR && !p->failed) {
-		struct axv *a = node_at(peek(p)), *name, *val;
+		struct axv *a = node_at(p, peek(p)), *name, *val;
 
 		axv_array_push(args, a);
 		if ((name = parse_name(p)) == NULL)
@@ -1071,7 +1075,7 @@ parse_directives(struct parser *p, bool isconst)
 		struct axv *d, *name, *args;
 
 		expect(p, T_AT);
-		d = node_at(peek(p));
+		d = node_at(p, peek(p));
 		axv_array_push(dirs, d);
 		if ((name = parse_name(p)) == NULL ||
 		    (args = parse_arguments(p, isconst)) == NULL) {
@@ -1100,7 +1104,7 @@ parse_type(struct parser *p)
 	if (skip(p, T_BRACKETL)) {
 		struct axv *elem;
 
-		put_pos(t, peek(p)->line, peek(p)->col);
+		put_pos(p, t, peek(p)->line, peek(p)->col);
 		if ((elem = parse_type(p)) == NULL)
 			goto fail;
 		put(t, "Elem", elem);
@@ -1111,7 +1115,7 @@ parse_type(struct parser *p)
 
 		if (p->failed)
 			goto fail;
-		put_pos(t, peek(p)->line, peek(p)->col);
+		put_pos(p, t, peek(p)->line, peek(p)->col);
 		if ((name = parse_name(p)) == NULL)
 			goto fail;
 		put(t, "NamedType", name);
@@ -1136,7 +1140,7 @@ parse_variable_definitions(struct parser *p)
 	if (!skip(p, T_PARENL))
 		return p->failed ? (axv_unref(defs), NULL) : defs;
 	while (peek(p)->kind != T_PARENR && !p->failed) {
-		struct axv *d = node_at(peek(p)), *x;
+		struct axv *d = node_at(p, peek(p)), *x;
 
 		axv_array_push(defs, d);
 		if ((x = parse_variable(p)) == NULL)
@@ -1188,7 +1192,7 @@ parse_selection(struct parser *p)
 		if (p->failed)
 			return NULL;
 		if (t->kind == T_NAME && !tok_is(t, "on")) {
-			s = node_at(t);
+			s = node_at(p, t);
 			if ((x = parse_fragment_name(p)) == NULL)
 				goto fail;
 			put(s, "Name", x);
@@ -1197,7 +1201,7 @@ parse_selection(struct parser *p)
 			put_list(s, "Directives", x);
 			return s;
 		}
-		s = node_at(t);
+		s = node_at(p, t);
 		put_str(s, "TypeCondition", "");
 		if (tok_is(t, "on")) {
 			next(p);
@@ -1213,7 +1217,7 @@ parse_selection(struct parser *p)
 		put_list(s, "SelectionSet", x);
 		return s;
 	}
-	s = node_at(peek(p));
+	s = node_at(p, peek(p));
 	if ((x = parse_name(p)) == NULL)
 		goto fail;
 	put(s, "Alias", axv_ref(x));
@@ -1293,7 +1297,7 @@ static struct axv *
 parse_operation(struct parser *p)
 {
 	const struct tok *t = peek(p);
-	struct axv *op = node_at(t), *x;
+	struct axv *op = node_at(p, t), *x;
 
 	if (t->kind == T_BRACEL) {
 		put_str(op, "Operation", "query");
@@ -1332,7 +1336,7 @@ fail:
 static struct axv *
 parse_fragment_definition(struct parser *p)
 {
-	struct axv *f = node_at(peek(p)), *x;
+	struct axv *f = node_at(p, peek(p)), *x;
 
 	expect_keyword(p, "fragment");
 	if (p->failed || (x = parse_fragment_name(p)) == NULL)
@@ -1358,9 +1362,11 @@ fail:
 }
 
 static void
-parser_init(struct parser *p, const char *s, size_t n, struct gql_err *err)
+parser_init(struct parser *p, const char *s, size_t n, unsigned flags,
+    struct gql_err *err)
 {
 	memset(p, 0, sizeof(*p));
+	p->positions = (flags & GQL_POSITIONS) != 0;
 	p->in = s;
 	p->n = n;
 	p->line = 1;
@@ -1385,14 +1391,14 @@ too_big(size_t n, struct gql_err *err)
 }
 
 struct axv *
-gql_parse_query(const char *s, size_t n, struct gql_err *err)
+gql_parse_query(const char *s, size_t n, unsigned flags, struct gql_err *err)
 {
 	struct parser p;
 	struct axv *ops = axv_array_new(2), *frags = axv_array_new(2), *doc;
 
 	if (too_big(n, err))
 		goto fail0;
-	parser_init(&p, s, n, err);
+	parser_init(&p, s, n, flags, err);
 	while (peek(&p)->kind != T_EOF && !p.failed) {
 		const struct tok *t = peek(&p);
 		struct axv *d;
@@ -1475,7 +1481,7 @@ parse_implements(struct parser *p)
 static struct axv *
 parse_input_value(struct parser *p, bool args_allowed, bool field)
 {
-	struct axv *d = node_at(peek(p)), *x;
+	struct axv *d = node_at(p, peek(p)), *x;
 
 	if ((x = parse_description(p)) == NULL)
 		goto fail;
@@ -1535,7 +1541,7 @@ parse_body(struct parser *p, enum body what)
 	while (peek(p)->kind != T_BRACER && !p->failed) {
 		called = true;
 		if (what == B_ENUM_VALUES) {
-			x = node_at(peek(p));
+			x = node_at(p, peek(p));
 			struct axv *y;
 
 			if ((y = parse_description(p)) != NULL)
@@ -1589,7 +1595,7 @@ parse_type_def(struct parser *p, const char *kw, struct axv *descr, bool ext,
 	bool is_iface = strcmp(kw, "interface") == 0;
 
 	expect_keyword(p, kw);
-	d = node_at(peek(p));
+	d = node_at(p, peek(p));
 	kind = strcmp(kw, "scalar") == 0 ? "SCALAR"
 	    : is_obj			 ? "OBJECT"
 	    : is_iface			 ? "INTERFACE"
@@ -1654,7 +1660,7 @@ parse_schema_def(struct parser *p, struct axv *descr, bool ext)
 	bool called = false;
 
 	expect_keyword(p, "schema");
-	d = node_at(peek(p));
+	d = node_at(p, peek(p));
 	put(d, "Description", descr != NULL ? axv_ref(descr) : axv_cstr(""));
 	if (p->failed || (x = parse_directives(p, true)) == NULL)
 		goto fail;
@@ -1662,7 +1668,7 @@ parse_schema_def(struct parser *p, struct axv *descr, bool ext)
 	if (skip(p, T_BRACEL)) {
 		while (peek(p)->kind != T_BRACER && !p->failed) {
 			const struct tok *t = peek(p);
-			struct axv *o = node_at(t);
+			struct axv *o = node_at(p, t);
 
 			called = true;
 			axv_array_push(ops, o);
@@ -1724,7 +1730,7 @@ parse_directive_def(struct parser *p, struct axv *descr)
 
 	expect_keyword(p, "directive");
 	expect(p, T_AT);
-	d = node_at(peek(p));
+	d = node_at(p, peek(p));
 	put(d, "Description", descr != NULL ? axv_ref(descr) : axv_cstr(""));
 	if (p->failed || (x = parse_name(p)) == NULL)
 		goto fail;
@@ -1769,8 +1775,9 @@ fail:
 }
 
 struct axv *
-gql_parse_schema(const char *s, size_t n, bool builtin, struct gql_err *err)
+gql_parse_schema(const char *s, size_t n, unsigned flags, struct gql_err *err)
 {
+	bool builtin = (flags & GQL_BUILTIN) != 0;
 	struct parser p;
 	struct axv *defs = axv_array_new(8), *exts = axv_array_new(2),
 		   *schemas = axv_array_new(1), *sexts = axv_array_new(1),
@@ -1780,7 +1787,7 @@ gql_parse_schema(const char *s, size_t n, bool builtin, struct gql_err *err)
 		memset(&p, 0, sizeof(p));
 		goto fail;
 	}
-	parser_init(&p, s, n, err);
+	parser_init(&p, s, n, flags, err);
 	while (peek(&p)->kind != T_EOF && !p.failed) {
 		struct axv *descr = NULL, *d = NULL;
 		const struct tok *t;

@@ -1032,11 +1032,12 @@ gql_schema_load(const struct axv *doc, struct gql_err *err)
 	struct gql_schema *s = axg_calloc(1, sizeof(*s));
 
 	memset(err, 0, sizeof(*err));
-	s->prelude = gql_parse_schema(prelude, sizeof(prelude) - 1, true, err);
+	s->prelude =
+	    gql_parse_schema(prelude, sizeof(prelude) - 1, GQL_BUILTIN, err);
 	if (s->prelude == NULL)
 		goto fail; /* cannot happen: the prelude is ours */
 	s->doc = axv_ref((struct axv *)doc);
-	s->meta = gql_parse_schema(meta, sizeof(meta) - 1, true, err);
+	s->meta = gql_parse_schema(meta, sizeof(meta) - 1, GQL_BUILTIN, err);
 	if (s->meta == NULL || load(s, err) < 0)
 		goto fail;
 	return s;
