@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -344,6 +345,25 @@ def_is(const struct gql_type *d, const char *a, const char *b, const char *c)
 	    (c != NULL && strcmp(d->name, c) == 0);
 }
 
+/* Does the integer literal s fit a signed integer of bits bits (Go's
+ * strconv.ParseInt(s, 10, bits) without a range error)? */
+static bool
+int_fits(const char *s, int bits)
+{
+	bool neg = *s == '-';
+	uint64_t v = 0,
+		 lim = bits == 32 ? (uint64_t)INT32_MAX : (uint64_t)INT64_MAX;
+
+	if (neg || *s == '+')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	return v <= lim + (neg ? 1 : 0);
+}
+
 /* gqlparser's unexpectedTypeMessageOnly(). */
 static void
 wrong_type(struct vctx *c, const struct axv *v, const struct expect *e)
@@ -356,7 +376,12 @@ wrong_type(struct vctx *c, const struct axv *v, const struct expect *e)
 	value_string(v, &b, 0);
 	axg_buf_putc(&b, 0);
 	vs = b.data;
-	if (strcmp(t, "Int") == 0 || strcmp(t, "Int!") == 0)
+	if ((strcmp(t, "Int") == 0 || strcmp(t, "Int!") == 0) &&
+	    value_kind(v) == VK_INT && !int_fits(gql_str(v, "Raw"), 32))
+		fail(c, v,
+		    "Int cannot represent non 32-bit signed integer value: %s",
+		    vs);
+	else if (strcmp(t, "Int") == 0 || strcmp(t, "Int!") == 0)
 		fail(c, v, "Int cannot represent non-integer value: %s", vs);
 	else if (strcmp(t, "String") == 0 || strcmp(t, "String!") == 0 ||
 	    strcmp(t, "[String]") == 0)
@@ -401,6 +426,13 @@ check_value_type(struct vctx *c, const struct axv *v, int64_t kind,
 	    !def_is(d, "Int", "Float", "String") &&
 	    !def_is(d, "Boolean", "ID", NULL))
 		return; /* custom scalars validate themselves */
+	/* gqlparser reads the value first: an integer beyond 64 bits or a
+	 * float beyond a double is of the wrong type whatever is expected */
+	if ((kind == VK_INT && !int_fits(gql_str(v, "Raw"), 64)) ||
+	    (kind == VK_FLOAT && isinf(strtod(gql_str(v, "Raw"), NULL)))) {
+		wrong_type(c, v, e);
+		return;
+	}
 	switch (kind) {
 	case VK_LIST:
 		if (gql_node(e->type, "Elem") == NULL)

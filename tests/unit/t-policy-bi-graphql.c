@@ -63,6 +63,19 @@ static const struct bi_row rows[] = {
 	{ "graphql.is_valid",
 	    "[\"{ a(x: 1.5) }\", \"type Query { a(x: Int): Int }\"]", "false" },
 	{ "graphql.is_valid",
+	    "[\"{ a(x: 4000000000) }\", \"type Query { a(x: Float): Int }\"]",
+	    "true" },
+	{ "graphql.is_valid",
+	    "[\"{ a(x: 99999999999999999999) }\", "
+	    "\"type Query { a(x: Float): Int }\"]",
+	    "false" },
+	{ "graphql.parse",
+	    "[\"{ a(x: 99999999999999999999) }\", "
+	    "\"type Query { a(x: Int): Int }\"]",
+	    "!eval_builtin_error: graphql.parse: Int cannot represent non "
+	    "32-bit "
+	    "signed integer value: 99999999999999999999 in GraphQL string" },
+	{ "graphql.is_valid",
 	    "[\"{ a(x: [1, 2]) }\", \"type Query { a(x: [Float!]): Int }\"]",
 	    "true" },
 	{ "graphql.is_valid",
