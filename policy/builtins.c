@@ -43,6 +43,7 @@ static const struct axp_builtin *const axp_builtin_families[] = {
 	axp_builtins_jsonschema,
 	axp_builtins_http,
 	axp_builtins_template,
+	axp_builtins_graphql,
 };
 
 static const struct axp_builtin **registry;

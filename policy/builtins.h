@@ -144,5 +144,6 @@ extern const struct axp_builtin axp_builtins_uri[];
 extern const struct axp_builtin axp_builtins_jsonschema[];
 extern const struct axp_builtin axp_builtins_http[];
 extern const struct axp_builtin axp_builtins_template[];
+extern const struct axp_builtin axp_builtins_graphql[];
 
 #endif /* AXP_BUILTINS_H */

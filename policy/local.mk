@@ -62,6 +62,9 @@ policy_libaxpolicy_core_la_SOURCES += %reldir%/fmt.c
 policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-jsonschema.c
 policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-http.c
 policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-template.c
+policy_libaxpolicy_core_la_SOURCES += %reldir%/builtins-graphql.c \
+	%reldir%/graphql-int.h %reldir%/graphql-parse.c \
+	%reldir%/graphql-schema.c %reldir%/graphql-validate.c
 
 ## The installed library: the core, exporting only axp_* symbols.
 policy_libaxpolicy_la_SOURCES = %reldir%/axpolicy.h
