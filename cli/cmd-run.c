@@ -342,9 +342,13 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 	static const uint16_t ports[] = { RUN_PROXY_PORT, RUN_INFERENCE_PORT };
 	/* port 80 only for a policy with inference routes */
 	bool inf = has_inference(rc->doc);
+	/* The set-up first removes what killed launchers left behind: only
+	 * proxy-mode jobs leave anything on the host (a block-mode namespace
+	 * has no link and no host table, and dies with its last process). */
 	struct ns_config nc = { .mode = NS_MODE_PROXY,
 		.ports = ports,
-		.nports = inf ? 2 : 1 };
+		.nports = inf ? 2 : 1,
+		.sweep = true };
 	struct srv_child_opts co;
 	struct px_config pc;
 	struct sockaddr_in sin;
@@ -571,13 +575,7 @@ cmd_run(int argc, char **argv)
 	make_jobid(rc->jobid, sizeof(rc->jobid));
 	trace_step(&tr, "policy");
 
-	/* Remove what killed launchers left behind: only proxy-mode jobs
-	 * leave anything on the host (a block-mode namespace has no link
-	 * and no host table, and dies with its last process). */
 	mode = gate_mode(rc->gate);
-	if (strcmp(mode, "proxy") == 0 && ns_sweep(err, sizeof(err)) < 0)
-		axg_warn("sweep of leftover job networks: %s", err);
-	trace_step(&tr, "sweep");
 	/* The proxy child is forked before any thread exists here. */
 	if (strcmp(mode, "proxy") == 0 &&
 	    start_proxy(rc, &net, naudits > 0, user, &tr, err, sizeof(err)) <

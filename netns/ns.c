@@ -80,6 +80,12 @@ struct ns_job_net {
 	char table[64];
 	bool have_link;	 /* the veth pair exists: delete it */
 	bool have_table; /* the host table exists: delete it */
+	/* The host's netfilter socket of the set-up, kept for the teardown:
+	 * closing it while a deletion (a sweep's) is being reclaimed would
+	 * wait for that (see nsi_nf_close_async()). */
+	struct mnl_socket *hnf;
+	struct nl_sock *hrt; /* the host's rtnetlink socket, likewise */
+	bool swept;	     /* a sweep deleted tables on hnf */
 };
 
 /* ---- step 2: the helper thread ---- */
@@ -334,17 +340,22 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
     bool empty)
 {
 	char err[256];
-	struct nl_sock *own_rt = NULL;
-	struct mnl_socket *own_nf = NULL;
+	struct nl_sock *own_rt = net->hrt;
+	struct mnl_socket *own_nf = net->hnf;
+	bool deleted = false;
 	uint64_t t = axg_monotonic_ns();
 
+	net->hnf = NULL;
+	net->hrt = NULL;
 	if (net->have_table) {
-		if (hnf == NULL &&
+		if (hnf == NULL && own_nf == NULL &&
 		    nsi_nf_open(&own_nf, "host", err, sizeof(err)) != 0)
 			axg_warn("removing table %s: %s", net->table, err);
 		else if (nsi_nft_del_table(hnf ? hnf : own_nf, net->table, err,
 			     sizeof(err)) < 0)
 			axg_warn("removing table %s: %s", net->table, err);
+		else
+			deleted = true;
 		net->have_table = false;
 		prof(NSI_STEP_DEL_TABLE, &t);
 	}
@@ -354,11 +365,25 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
 	 * drain (RCU barriers: most of the teardown's time).  A task still in
 	 * there gets its link cut now. */
 	if (net->have_link && net->nsfd >= 0 &&
-	    (empty || !ns_in_use(net->nsfd)))
+	    (empty || !ns_in_use(net->nsfd))) {
+		struct nl_sock *rt = hrt ? hrt : own_rt;
+
+		/* Until the kernel has destroyed it, the host end is listed
+		 * with its owner's alias, and this owner is about to exit:
+		 * drop the alias, or the next launcher's sweep takes the link
+		 * for a killed launcher's and deletes it itself (waiting for
+		 * its references to drain, and logging it).  A sweep leaves
+		 * links without an alias alone. */
+		if (rt != NULL &&
+		    nsi_link_set_alias(rt, NSI_IFINDEX_BASE + net->id, "", err,
+			sizeof(err)) != 0)
+			axg_debug("clearing the alias of %s: %s", net->host_if,
+			    err);
 		net->have_link = false;
+	}
 	prof(NSI_STEP_SCAN_NS, &t);
 	if (net->have_link) {
-		if (hrt == NULL &&
+		if (hrt == NULL && own_rt == NULL &&
 		    nsi_rt_open(&own_rt, "host", err, sizeof(err)) != 0)
 			axg_warn("removing link %s: %s", net->host_if, err);
 		else if (nsi_link_del(hrt ? hrt : own_rt, net->host_if, err,
@@ -367,7 +392,12 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
 		net->have_link = false;
 		prof(NSI_STEP_DEL_LINK, &t);
 	}
-	nsi_nf_close(own_nf);
+	/* The table is gone (the kernel acknowledged it); only the reclaim
+	 * of its memory is left, which closing the socket would wait for. */
+	if (deleted || net->swept)
+		nsi_nf_close_async(own_nf);
+	else
+		nsi_nf_close(own_nf);
 	nsi_rt_close(own_rt);
 	if (net->nsfd >= 0)
 		close(net->nsfd);
@@ -430,6 +460,14 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	    (nsi_rt_open(&hrt, "host", err, errlen) != 0 ||
 		nsi_nf_open(&hnf, "host", err, errlen) != 0))
 		goto fail;
+	if (cfg->mode == NS_MODE_PROXY && cfg->sweep) {
+		char e[256];
+		int tables;
+
+		if (nsi_sweep(hrt, hnf, &tables, e, sizeof(e)) < 0)
+			axg_warn("sweep of leftover job networks: %s", e);
+		net->swept = tables > 0;
+	}
 	prof(NSI_STEP_SOCKETS, &t);
 	if (make_namespace(&in, err, errlen) != 0)
 		goto fail_in;
@@ -480,8 +518,8 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 done:
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
-	nsi_rt_close(hrt);
-	nsi_nf_close(hnf);
+	net->hrt = hrt; /* for the teardown; NULL in block mode */
+	net->hnf = hnf;
 	prof(NSI_STEP_CLOSE, &t);
 	return net;
 
@@ -493,7 +531,10 @@ fail_in:
 fail:
 	teardown(net, hrt, hnf, true); /* no task has entered it yet */
 	nsi_rt_close(hrt);
-	nsi_nf_close(hnf);
+	if (net->swept)
+		nsi_nf_close_async(hnf);
+	else
+		nsi_nf_close(hnf);
 	free(net);
 	return NULL;
 }
