@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,10 +52,30 @@ struct run_trace {
 	uint64_t start, last;
 };
 
+/* The policy, in two halves: the document (the YAML, checked by the
+ * loader) at once, and the compiled gate (the built-in Rego rules and the
+ * policy's own modules) only when something will query it or when the
+ * policy brings modules of its own, whose errors must stop the launch in
+ * every mode.  Block and allow modes query nothing: the proxy is the only
+ * user of the rules.  In proxy mode the compilation runs on a thread while
+ * the network is built, and is joined before the proxy child is forked. */
+struct run_policy {
+	char *text; /* the YAML, owned (NULL: the built-in default) */
+	const char *yaml;
+	size_t len;
+	const char *name;
+	const struct axp_polfile_opts *opts;
+	pthread_t th;
+	bool running;
+	struct gate *gate;
+	struct axp_polfile_errors errs;
+};
+
 /* What the job's spec points into; freed together. */
 struct run_ctx {
 	struct gate *gate;
 	struct axv *doc;
+	struct run_policy pol;
 	pid_t proxy;  /* the proxy child, or 0 */
 	int ready_fd; /* its readiness pipe until it said it is ready */
 	struct run_trace *tr;
@@ -285,6 +306,105 @@ emit_exit(struct ocsf_writer *w, struct run_ctx *rc, char **argv,
 	ocsf_emit_process(w, &ev);
 }
 
+extern const char axg_default_policy[];
+
+static void
+print_policy_errors(const struct axp_polfile_errors *errs)
+{
+	for (size_t i = 0; i < errs->n; i++)
+		fprintf(stderr, "%s\n", errs->msg[i]);
+	if (errs->truncated)
+		fprintf(stderr, "axgate run: more problems not shown\n");
+}
+
+/* Read and check the policy file (NULL: the built-in default); fills
+ * rc->doc, and *need_gate when the gate must be compiled outside proxy
+ * mode too (the policy has Rego modules of its own).  Problems are
+ * printed. */
+static int
+policy_load(struct run_ctx *rc, const char *path,
+    const struct axp_polfile_opts *opts, bool *need_gate)
+{
+	struct run_policy *p = &rc->pol;
+	struct axv *rego = NULL;
+	char err[512];
+
+	p->opts = opts;
+	if (path == NULL) {
+		p->name = AXG_DEFAULT_POLICY_NAME;
+		p->yaml = axg_default_policy;
+		p->len = strlen(axg_default_policy);
+	} else {
+		p->name = path;
+		p->text = axg_read_file(path, AXP_POLFILE_MAX_BYTES, &p->len,
+		    err, sizeof(err));
+		if (p->text == NULL) {
+			fprintf(stderr, "%s\n", err);
+			return -1;
+		}
+		p->yaml = p->text;
+	}
+	rc->doc = axp_polfile_load_mem(p->name, p->yaml, p->len, opts, &p->errs,
+	    &rego);
+	if (rc->doc == NULL) {
+		print_policy_errors(&p->errs);
+		return -1;
+	}
+	*need_gate = axv_array_len(rego) > 0;
+	axv_unref(rego);
+	return 0;
+}
+
+/* The network mode, as gate_mode() gives it. */
+static const char *
+policy_mode(const struct axv *doc)
+{
+	struct axv *m =
+	    axv_object_gets(axv_object_gets(doc, "network"), "mode");
+
+	return m != NULL && axv_kind(m) == AXV_STRING ? axv_str(m) : "proxy";
+}
+
+static void *
+policy_compile_main(void *arg)
+{
+	struct run_policy *p = arg;
+
+	p->gate = gate_load_mem(p->name, p->yaml, p->len, p->opts, &p->errs);
+	return NULL;
+}
+
+/* Start compiling the gate; policy_join() waits for it.  Without a thread,
+ * compiles here. */
+static void
+policy_compile_start(struct run_ctx *rc)
+{
+	if (pthread_create(&rc->pol.th, NULL, policy_compile_main, &rc->pol) ==
+	    0)
+		rc->pol.running = true;
+	else
+		policy_compile_main(&rc->pol);
+}
+
+/* The compiled gate in rc->gate, or -1 with its problems printed. */
+static int
+policy_join(struct run_ctx *rc)
+{
+	if (rc->pol.running) {
+		pthread_join(rc->pol.th, NULL);
+		rc->pol.running = false;
+	}
+	if (rc->gate == NULL) {
+		rc->gate = rc->pol.gate;
+		rc->pol.gate = NULL;
+	}
+	if (rc->gate == NULL) {
+		print_policy_errors(&rc->pol.errs);
+		return -1;
+	}
+	return 0;
+}
+
 /* The job's network in proxy mode, and the proxy child on its host end.
  * with_audit: the child's events come back on rc->audit_fd. */
 /* Does the policy route inference requests? */
@@ -356,9 +476,14 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 	char msg[512];
 
 	*netp = ns_job_net_new(&nc, msg, sizeof(msg));
+	trace_step(tr, "network");
+	/* A policy that does not compile is reported as such, whatever
+	 * else failed meanwhile. */
+	if (policy_join(rc) < 0)
+		return -2;
+	trace_step(tr, "policy compile");
 	if (*netp == NULL)
 		return axg_seterr(err, errlen, "network: %s", msg);
-	trace_step(tr, "network");
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(RUN_PROXY_PORT);
@@ -495,7 +620,7 @@ cmd_run(int argc, char **argv)
 	struct sbx_result res = { 0 };
 	char cwd[PATH_MAX], err[1024];
 	const char *mode;
-	bool proxy_failed = false;
+	bool proxy_failed = false, need_gate = false;
 	struct axv *proc, *fs;
 	struct run_trace tr;
 	int c, status = SBX_EXIT_INTERNAL;
@@ -566,23 +691,38 @@ cmd_run(int argc, char **argv)
 	popts.workspace = workspace;
 	popts.tmpdir = "/tmp";
 	popts.home = getenv("HOME") ? getenv("HOME") : "/root";
-	rc->gate = axg_gate_open(policy_path, &popts, "axgate run");
-	if (rc->gate == NULL) {
+	if (policy_load(rc, policy_path, &popts, &need_gate) < 0) {
 		status = AXG_EXIT_USAGE;
 		goto out;
 	}
-	rc->doc = axv_ref((struct axv *)gate_document(rc->gate));
+	mode = policy_mode(rc->doc);
+	if (strcmp(mode, "proxy") == 0) {
+		policy_compile_start(rc);
+	} else if (need_gate) {
+		policy_compile_main(&rc->pol);
+		if (policy_join(rc) < 0) {
+			status = AXG_EXIT_USAGE;
+			goto out;
+		}
+	}
 	make_jobid(rc->jobid, sizeof(rc->jobid));
 	trace_step(&tr, "policy");
 
-	mode = gate_mode(rc->gate);
-	/* The proxy child is forked before any thread exists here. */
-	if (strcmp(mode, "proxy") == 0 &&
-	    start_proxy(rc, &net, naudits > 0, user, &tr, err, sizeof(err)) <
-		0) {
-		fprintf(stderr, "axgate run: %s\n", err);
-		status = SBX_EXIT_SETUP;
-		proxy_failed = true;
+	/* The proxy child is forked once the compiling thread is joined:
+	 * no other thread exists here then. */
+	if (strcmp(mode, "proxy") == 0) {
+		int r = start_proxy(rc, &net, naudits > 0, user, &tr, err,
+		    sizeof(err));
+
+		if (r == -2) {
+			status = AXG_EXIT_USAGE;
+			goto out;
+		}
+		if (r < 0) {
+			fprintf(stderr, "axgate run: %s\n", err);
+			status = SBX_EXIT_SETUP;
+			proxy_failed = true;
+		}
 	}
 
 	if (naudits > 0) {
@@ -718,6 +858,10 @@ out:
 			close(rc->ready_fd);
 		if (rc->hosts[0] != '\0')
 			(void)unlink(rc->hosts);
+		if (rc->pol.running)
+			pthread_join(rc->pol.th, NULL);
+		gate_unref(rc->pol.gate);
+		free(rc->pol.text);
 		gate_unref(rc->gate);
 		axv_unref(rc->doc);
 		for (size_t i = 0; i < rc->nowned; i++)
