@@ -87,6 +87,12 @@ struct run_ctx {
 	const char *env_set[MAX_ENV + 2];
 	char *owned[MAX_ENV + 1];
 	size_t nowned;
+	/* block mode: the namespace, built on a thread while the sandbox
+	 * is prepared (block_net_get) */
+	pthread_t net_th;
+	bool net_running;
+	struct ns_job_net *bnet;
+	char net_err[512];
 	char jobid[24];
 	char cmdline[1024];
 	char hosts[64]; /* the job's /etc/hosts, "" if none */
@@ -576,6 +582,45 @@ proxy_ready(void *arg, char *err, size_t errlen)
 	return 0;
 }
 
+static void *
+block_net_main(void *arg)
+{
+	struct run_ctx *rc = arg;
+	struct ns_config nc = { .mode = NS_MODE_BLOCK };
+
+	rc->bnet = ns_job_net_new(&nc, rc->net_err, sizeof(rc->net_err));
+	return NULL;
+}
+
+/* The block-mode namespace: joins the thread building it, once. */
+static struct ns_job_net *
+block_net_join(struct run_ctx *rc)
+{
+	struct ns_job_net *net;
+
+	if (rc->net_running) {
+		pthread_join(rc->net_th, NULL);
+		rc->net_running = false;
+		trace_step(rc->tr, "network wait");
+	}
+	net = rc->bnet;
+	rc->bnet = NULL;
+	return net;
+}
+
+/* sbx_spec.netns_get in block mode. */
+static int
+block_net_get(void *arg, char *err, size_t errlen)
+{
+	struct run_ctx *rc = arg;
+
+	trace_step(rc->tr, "sandbox prepare");
+	rc->bnet = block_net_join(rc);
+	if (rc->bnet == NULL)
+		return axg_seterr(err, errlen, "network: %s", rc->net_err);
+	return ns_job_net_fd(rc->bnet);
+}
+
 /* Stop the proxy child and wait for the last of its events. */
 static void
 stop_proxy(struct run_ctx *rc)
@@ -811,24 +856,25 @@ cmd_run(int argc, char **argv)
 			spec.hosts_file = rc->hosts;
 		}
 	} else if (strcmp(mode, "block") == 0) {
-		struct ns_config nc = { .mode = NS_MODE_BLOCK };
-
-		net = ns_job_net_new(&nc, err, sizeof(err));
-		if (net == NULL) {
-			fprintf(stderr, "axgate run: network: %s\n", err);
-			emit_launch(writer, rc, argv, 0, true, err);
-			status = SBX_EXIT_SETUP;
-			goto out;
-		}
-		spec.netns_fd = ns_job_net_fd(net);
+		/* Built while sbx_spawn() prepares the sandbox, which asks for
+		 * it right before the clone; without a thread, built here. */
+		if (pthread_create(&rc->net_th, NULL, block_net_main, rc) == 0)
+			rc->net_running = true;
+		else
+			block_net_main(rc);
+		spec.netns_get = block_net_get;
+		spec.netns_get_arg = rc;
 		spec.block_network = true;
-		trace_step(&tr, "network");
 	} else {
 		axg_warn("network.mode is 'allow': the job's network traffic "
 			 "is NOT gated (development only)");
 	}
 
 	status = sbx_spawn(&spec, &job, err, sizeof(err));
+	/* Whether or not it was asked for, the block-mode namespace is
+	 * ours to free now. */
+	if (net == NULL)
+		net = block_net_join(rc);
 	if (status != 0) {
 		fprintf(stderr, "axgate run: %s\n", err);
 		emit_launch(writer, rc, argv, 0, true, err);
@@ -841,6 +887,8 @@ cmd_run(int argc, char **argv)
 	emit_exit(writer, rc, argv, &res);
 out:
 	sbx_job_free(job);
+	if (net == NULL && rc != NULL)
+		net = block_net_join(rc);
 	if (rc != NULL)
 		stop_proxy(rc);
 	trace_step(&tr, "proxy stop");
