@@ -69,6 +69,10 @@ struct run_policy {
 	bool running;
 	struct gate *gate;
 	struct axp_polfile_errors errs;
+	/* proxy mode: the credential scanner's rules, for the proxy child
+	 * (NULL if they did not compile: the child reports why) */
+	const struct axv *doc;
+	struct leak_ruleset *scan_rules;
 };
 
 /* What the job's spec points into; freed together. */
@@ -375,8 +379,14 @@ static void *
 policy_compile_main(void *arg)
 {
 	struct run_policy *p = arg;
+	char err[256];
 
 	p->gate = gate_load_mem(p->name, p->yaml, p->len, p->opts, &p->errs);
+	/* The proxy child's scanner rules too: the child would otherwise
+	 * compile them between its fork and its word that it is ready,
+	 * while the job waits. */
+	if (p->gate != NULL && p->doc != NULL)
+		p->scan_rules = srv_scan_rules_new(p->doc, err, sizeof(err));
 	return NULL;
 }
 
@@ -537,6 +547,7 @@ no_inference:
 	co.job = rc->jobid;
 	co.user = user;
 	co.px = &pc;
+	co.scan_rules = rc->pol.scan_rules;
 	/* Forked now, waited for only right before the job execs
 	 * (proxy_ready): it gets ready while the job is being set up. */
 	rc->proxy = srv_proxy_child_fork(&co, &rc->ready_fd, err, errlen);
@@ -545,6 +556,9 @@ no_inference:
 		goto fail;
 	}
 	trace_step(tr, "proxy fork");
+	/* the child has its copy */
+	leak_ruleset_free(rc->pol.scan_rules);
+	rc->pol.scan_rules = NULL;
 	close(lfd);
 	if (ifd >= 0)
 		close(ifd);
@@ -742,6 +756,7 @@ cmd_run(int argc, char **argv)
 	}
 	mode = policy_mode(rc->doc);
 	if (strcmp(mode, "proxy") == 0) {
+		rc->pol.doc = rc->doc;
 		policy_compile_start(rc);
 	} else if (need_gate) {
 		policy_compile_main(&rc->pol);
@@ -909,6 +924,7 @@ out:
 		if (rc->pol.running)
 			pthread_join(rc->pol.th, NULL);
 		gate_unref(rc->pol.gate);
+		leak_ruleset_free(rc->pol.scan_rules);
 		free(rc->pol.text);
 		gate_unref(rc->gate);
 		axv_unref(rc->doc);
