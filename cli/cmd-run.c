@@ -80,7 +80,8 @@ struct run_ctx {
 	struct gate *gate;
 	struct axv *doc;
 	struct run_policy pol;
-	pid_t proxy;  /* the proxy child, or 0 */
+	pid_t proxy; /* the proxy child, or 0 */
+	bool proxy_signalled;
 	int ready_fd; /* its readiness pipe until it said it is ready */
 	struct run_trace *tr;
 	int audit_fd; /* the launcher's end of the child's events */
@@ -635,14 +636,25 @@ block_net_get(void *arg, char *err, size_t errlen)
 	return ns_job_net_fd(rc->bnet);
 }
 
+/* Tell the proxy child to stop, once: with events to flush, let it
+ * finish them; with none, there is nothing to lose and no reason to wait
+ * for its clean-up.  stop_proxy() reaps it; the launcher tears the
+ * network down meanwhile. */
+static void
+signal_proxy(struct run_ctx *rc)
+{
+	if (rc->proxy > 0 && !rc->proxy_signalled) {
+		kill(rc->proxy, rc->audit_fd >= 0 ? SIGTERM : SIGKILL);
+		rc->proxy_signalled = true;
+	}
+}
+
 /* Stop the proxy child and wait for the last of its events. */
 static void
 stop_proxy(struct run_ctx *rc)
 {
+	signal_proxy(rc);
 	if (rc->proxy > 0) {
-		/* With events to flush, let it finish them; with none, there
-		 * is nothing to lose and no reason to wait for its clean-up. */
-		kill(rc->proxy, rc->audit_fd >= 0 ? SIGTERM : SIGKILL);
 		while (waitpid(rc->proxy, NULL, 0) < 0 && errno == EINTR)
 			;
 		rc->proxy = 0;
@@ -904,14 +916,18 @@ out:
 	sbx_job_free(job);
 	if (net == NULL && rc != NULL)
 		net = block_net_join(rc);
+	/* The proxy child exits while the network is torn down: it is on
+	 * the host's side, and the job it served is gone. */
 	if (rc != NULL)
-		stop_proxy(rc);
-	trace_step(&tr, "proxy stop");
+		signal_proxy(rc);
 	/* Only the sandbox's init joined the namespace, and it is reaped by
 	 * now with every process of its PID namespace (the kernel reaps those
 	 * before the init's own exit completes): nothing to look for. */
 	ns_job_net_free_empty(net);
 	trace_step(&tr, "network free");
+	if (rc != NULL)
+		stop_proxy(rc);
+	trace_step(&tr, "proxy stop");
 	ocsf_writer_free(writer);
 	trace_step(&tr, "audit close");
 	if (rc != NULL) {
