@@ -170,18 +170,25 @@ inner_main(void *arg)
 	return NULL;
 }
 
+/* Start the helper thread; ns_join() waits for it.  The caller's thread
+ * works on the host's side meanwhile. */
 static int
-make_namespace(struct inner *in, char *err, size_t errlen)
+ns_start(struct inner *in, pthread_t *th, char *err, size_t errlen)
 {
-	pthread_t th;
 	int e;
 
 	in->nsfd = -1;
 	in->rc = -1;
-	e = pthread_create(&th, NULL, inner_main, in);
+	e = pthread_create(th, NULL, inner_main, in);
 	if (e != 0)
 		return axg_seterr(err, errlen,
 		    "network namespace: pthread_create: %s", strerror(e));
+	return 0;
+}
+
+static int
+ns_join(struct inner *in, pthread_t th, char *err, size_t errlen)
+{
 	pthread_join(th, NULL);
 	if (in->rc != 0)
 		return axg_seterr(err, errlen, "network namespace: %s",
@@ -234,25 +241,31 @@ next_free(const struct used *u, uint32_t from)
 	return -1;
 }
 
+/* Links with our names and addresses inside the pool are taken: fills
+ * u->bits (which the caller frees). */
 static int
-claim_slot(struct ns_job_net *net, struct nl_sock *hrt,
-    const struct nsi_pool *pool, char *err, size_t errlen)
+scan_used(struct nl_sock *hrt, struct used *u, char *err, size_t errlen)
 {
-	struct used u = { pool, NULL };
+	u->bits = axg_calloc(1, u->pool->slots / 8 + 1);
+	if (nsi_link_walk(hrt, used_link, u, err, errlen) != 0 ||
+	    nsi_addr_walk(hrt, used_addr, u, err, errlen) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+claim_slot(struct ns_job_net *net, struct nl_sock *hrt, const struct used *u,
+    char *err, size_t errlen)
+{
+	const struct nsi_pool *pool = u->pool;
 	unsigned tries = 0;
 	long slot;
 	int rc = -1;
 
 	uint64_t t = axg_monotonic_ns();
 
-	u.bits = axg_calloc(1, pool->slots / 8 + 1);
-	/* Links with our names and addresses inside the pool are taken. */
-	if (nsi_link_walk(hrt, used_link, &u, err, errlen) != 0 ||
-	    nsi_addr_walk(hrt, used_addr, &u, err, errlen) != 0)
-		goto out;
-	prof(NSI_STEP_SCAN, &t);
-	for (slot = next_free(&u, 0); slot >= 0;
-	     slot = next_free(&u, (uint32_t)slot + 1)) {
+	for (slot = next_free(u, 0); slot >= 0;
+	     slot = next_free(u, (uint32_t)slot + 1)) {
 		int r;
 
 		snprintf(net->host_if, sizeof(net->host_if), "%s%ld%c",
@@ -280,7 +293,6 @@ claim_slot(struct ns_job_net *net, struct nl_sock *hrt,
 	    (pool->base >> 8) & 0xff, pool->base & 0xff, pool->plen,
 	    pool->slots);
 out:
-	free(u.bits);
 	return rc;
 }
 
@@ -436,11 +448,13 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 {
 	struct ns_job_net *net;
 	struct nsi_pool pool;
+	struct used u = { &pool, NULL };
 	struct inner in;
 	struct nl_sock *hrt = NULL;
 	struct mnl_socket *hnf = NULL;
-	int hidx, jidx;
-	char alias[64];
+	pthread_t th;
+	int hidx, jidx, scan_rc = 0;
+	char alias[64], scan_err[256];
 	uint64_t t = axg_monotonic_ns();
 
 	if (check_config(cfg, err, errlen) != 0)
@@ -460,6 +474,12 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	    (nsi_rt_open(&hrt, "host", err, errlen) != 0 ||
 		nsi_nf_open(&hnf, "host", err, errlen) != 0))
 		goto fail;
+	prof(NSI_STEP_SOCKETS, &t);
+	if (ns_start(&in, &th, err, errlen) != 0)
+		goto fail_in;
+	/* While the helper thread builds the namespace (the unshare is the
+	 * slowest step), the host's side: the sweep, and which slots are
+	 * taken. */
 	if (cfg->mode == NS_MODE_PROXY && cfg->sweep) {
 		char e[256];
 		int tables;
@@ -468,19 +488,25 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 			axg_warn("sweep of leftover job networks: %s", e);
 		net->swept = tables > 0;
 	}
-	prof(NSI_STEP_SOCKETS, &t);
-	if (make_namespace(&in, err, errlen) != 0)
+	if (cfg->mode == NS_MODE_PROXY)
+		scan_rc = scan_used(hrt, &u, scan_err, sizeof(scan_err));
+	prof(NSI_STEP_SCAN, &t);
+	if (ns_join(&in, th, err, errlen) != 0)
 		goto fail_in;
 	net->nsfd = in.nsfd;
 	in.nsfd = -1;
 	prof(NSI_STEP_UNSHARE, &t);
+	if (scan_rc != 0) {
+		axg_seterr(err, errlen, "%s", scan_err);
+		goto fail_in;
+	}
 	if (nsi_link_up(in.rt, 1, "lo (job namespace)", err, errlen) != 0)
 		goto fail_in;
 	prof(NSI_STEP_LO, &t);
 	if (cfg->mode == NS_MODE_BLOCK)
 		goto done;
 
-	if (claim_slot(net, hrt, &pool, err, errlen) != 0)
+	if (claim_slot(net, hrt, &u, err, errlen) != 0)
 		goto fail_in;
 	/* The owner first, so that a sweep can tell whose link it is. */
 	t = axg_monotonic_ns();
@@ -516,6 +542,7 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 		goto fail_in;
 	prof(NSI_STEP_ADDRS, &t);
 done:
+	free(u.bits);
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
 	net->hrt = hrt; /* for the teardown; NULL in block mode */
@@ -524,6 +551,7 @@ done:
 	return net;
 
 fail_in:
+	free(u.bits);
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
 	if (in.nsfd >= 0)
