@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,11 +52,36 @@ struct run_trace {
 	uint64_t start, last;
 };
 
+/* The policy, in two halves: the document (the YAML, checked by the
+ * loader) at once, and the compiled gate (the built-in Rego rules and the
+ * policy's own modules) only when something will query it or when the
+ * policy brings modules of its own, whose errors must stop the launch in
+ * every mode.  Block and allow modes query nothing: the proxy is the only
+ * user of the rules.  In proxy mode the compilation runs on a thread while
+ * the network is built, and is joined before the proxy child is forked. */
+struct run_policy {
+	char *text; /* the YAML, owned (NULL: the built-in default) */
+	const char *yaml;
+	size_t len;
+	const char *name;
+	const struct axp_polfile_opts *opts;
+	pthread_t th;
+	bool running;
+	struct gate *gate;
+	struct axp_polfile_errors errs;
+	/* proxy mode: the credential scanner's rules, for the proxy child
+	 * (NULL if they did not compile: the child reports why) */
+	const struct axv *doc;
+	struct leak_ruleset *scan_rules;
+};
+
 /* What the job's spec points into; freed together. */
 struct run_ctx {
 	struct gate *gate;
 	struct axv *doc;
-	pid_t proxy;  /* the proxy child, or 0 */
+	struct run_policy pol;
+	pid_t proxy; /* the proxy child, or 0 */
+	bool proxy_signalled;
 	int ready_fd; /* its readiness pipe until it said it is ready */
 	struct run_trace *tr;
 	int audit_fd; /* the launcher's end of the child's events */
@@ -66,6 +92,12 @@ struct run_ctx {
 	const char *env_set[MAX_ENV + 2];
 	char *owned[MAX_ENV + 1];
 	size_t nowned;
+	/* block mode: the namespace, built on a thread while the sandbox
+	 * is prepared (block_net_get) */
+	pthread_t net_th;
+	bool net_running;
+	struct ns_job_net *bnet;
+	char net_err[512];
 	char jobid[24];
 	char cmdline[1024];
 	char hosts[64]; /* the job's /etc/hosts, "" if none */
@@ -285,6 +317,111 @@ emit_exit(struct ocsf_writer *w, struct run_ctx *rc, char **argv,
 	ocsf_emit_process(w, &ev);
 }
 
+extern const char axg_default_policy[];
+
+static void
+print_policy_errors(const struct axp_polfile_errors *errs)
+{
+	for (size_t i = 0; i < errs->n; i++)
+		fprintf(stderr, "%s\n", errs->msg[i]);
+	if (errs->truncated)
+		fprintf(stderr, "axgate run: more problems not shown\n");
+}
+
+/* Read and check the policy file (NULL: the built-in default); fills
+ * rc->doc, and *need_gate when the gate must be compiled outside proxy
+ * mode too (the policy has Rego modules of its own).  Problems are
+ * printed. */
+static int
+policy_load(struct run_ctx *rc, const char *path,
+    const struct axp_polfile_opts *opts, bool *need_gate)
+{
+	struct run_policy *p = &rc->pol;
+	struct axv *rego = NULL;
+	char err[512];
+
+	p->opts = opts;
+	if (path == NULL) {
+		p->name = AXG_DEFAULT_POLICY_NAME;
+		p->yaml = axg_default_policy;
+		p->len = strlen(axg_default_policy);
+	} else {
+		p->name = path;
+		p->text = axg_read_file(path, AXP_POLFILE_MAX_BYTES, &p->len,
+		    err, sizeof(err));
+		if (p->text == NULL) {
+			fprintf(stderr, "%s\n", err);
+			return -1;
+		}
+		p->yaml = p->text;
+	}
+	rc->doc = axp_polfile_load_mem(p->name, p->yaml, p->len, opts, &p->errs,
+	    &rego);
+	if (rc->doc == NULL) {
+		print_policy_errors(&p->errs);
+		return -1;
+	}
+	*need_gate = axv_array_len(rego) > 0;
+	axv_unref(rego);
+	return 0;
+}
+
+/* The network mode, as gate_mode() gives it. */
+static const char *
+policy_mode(const struct axv *doc)
+{
+	struct axv *m =
+	    axv_object_gets(axv_object_gets(doc, "network"), "mode");
+
+	return m != NULL && axv_kind(m) == AXV_STRING ? axv_str(m) : "proxy";
+}
+
+static void *
+policy_compile_main(void *arg)
+{
+	struct run_policy *p = arg;
+	char err[256];
+
+	p->gate = gate_load_mem(p->name, p->yaml, p->len, p->opts, &p->errs);
+	/* The proxy child's scanner rules too: the child would otherwise
+	 * compile them between its fork and its word that it is ready,
+	 * while the job waits. */
+	if (p->gate != NULL && p->doc != NULL)
+		p->scan_rules = srv_scan_rules_new(p->doc, err, sizeof(err));
+	return NULL;
+}
+
+/* Start compiling the gate; policy_join() waits for it.  Without a thread,
+ * compiles here. */
+static void
+policy_compile_start(struct run_ctx *rc)
+{
+	if (pthread_create(&rc->pol.th, NULL, policy_compile_main, &rc->pol) ==
+	    0)
+		rc->pol.running = true;
+	else
+		policy_compile_main(&rc->pol);
+}
+
+/* The compiled gate in rc->gate, or -1 with its problems printed. */
+static int
+policy_join(struct run_ctx *rc)
+{
+	if (rc->pol.running) {
+		pthread_join(rc->pol.th, NULL);
+		rc->pol.running = false;
+	}
+	if (rc->gate == NULL) {
+		rc->gate = rc->pol.gate;
+		rc->pol.gate = NULL;
+	}
+	if (rc->gate == NULL) {
+		print_policy_errors(&rc->pol.errs);
+		return -1;
+	}
+	return 0;
+}
+
 /* The job's network in proxy mode, and the proxy child on its host end.
  * with_audit: the child's events come back on rc->audit_fd. */
 /* Does the policy route inference requests? */
@@ -342,9 +479,13 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 	static const uint16_t ports[] = { RUN_PROXY_PORT, RUN_INFERENCE_PORT };
 	/* port 80 only for a policy with inference routes */
 	bool inf = has_inference(rc->doc);
+	/* The set-up first removes what killed launchers left behind: only
+	 * proxy-mode jobs leave anything on the host (a block-mode namespace
+	 * has no link and no host table, and dies with its last process). */
 	struct ns_config nc = { .mode = NS_MODE_PROXY,
 		.ports = ports,
-		.nports = inf ? 2 : 1 };
+		.nports = inf ? 2 : 1,
+		.sweep = true };
 	struct srv_child_opts co;
 	struct px_config pc;
 	struct sockaddr_in sin;
@@ -352,9 +493,14 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 	char msg[512];
 
 	*netp = ns_job_net_new(&nc, msg, sizeof(msg));
+	trace_step(tr, "network");
+	/* A policy that does not compile is reported as such, whatever
+	 * else failed meanwhile. */
+	if (policy_join(rc) < 0)
+		return -2;
+	trace_step(tr, "policy compile");
 	if (*netp == NULL)
 		return axg_seterr(err, errlen, "network: %s", msg);
-	trace_step(tr, "network");
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(RUN_PROXY_PORT);
@@ -402,6 +548,7 @@ no_inference:
 	co.job = rc->jobid;
 	co.user = user;
 	co.px = &pc;
+	co.scan_rules = rc->pol.scan_rules;
 	/* Forked now, waited for only right before the job execs
 	 * (proxy_ready): it gets ready while the job is being set up. */
 	rc->proxy = srv_proxy_child_fork(&co, &rc->ready_fd, err, errlen);
@@ -410,6 +557,9 @@ no_inference:
 		goto fail;
 	}
 	trace_step(tr, "proxy fork");
+	/* the child has its copy */
+	leak_ruleset_free(rc->pol.scan_rules);
+	rc->pol.scan_rules = NULL;
 	close(lfd);
 	if (ifd >= 0)
 		close(ifd);
@@ -447,14 +597,64 @@ proxy_ready(void *arg, char *err, size_t errlen)
 	return 0;
 }
 
+static void *
+block_net_main(void *arg)
+{
+	struct run_ctx *rc = arg;
+	struct ns_config nc = { .mode = NS_MODE_BLOCK };
+
+	rc->bnet = ns_job_net_new(&nc, rc->net_err, sizeof(rc->net_err));
+	return NULL;
+}
+
+/* The block-mode namespace: joins the thread building it, once. */
+static struct ns_job_net *
+block_net_join(struct run_ctx *rc)
+{
+	struct ns_job_net *net;
+
+	if (rc->net_running) {
+		pthread_join(rc->net_th, NULL);
+		rc->net_running = false;
+		trace_step(rc->tr, "network wait");
+	}
+	net = rc->bnet;
+	rc->bnet = NULL;
+	return net;
+}
+
+/* sbx_spec.netns_get in block mode. */
+static int
+block_net_get(void *arg, char *err, size_t errlen)
+{
+	struct run_ctx *rc = arg;
+
+	trace_step(rc->tr, "sandbox prepare");
+	rc->bnet = block_net_join(rc);
+	if (rc->bnet == NULL)
+		return axg_seterr(err, errlen, "network: %s", rc->net_err);
+	return ns_job_net_fd(rc->bnet);
+}
+
+/* Tell the proxy child to stop, once: with events to flush, let it
+ * finish them; with none, there is nothing to lose and no reason to wait
+ * for its clean-up.  stop_proxy() reaps it; the launcher tears the
+ * network down meanwhile. */
+static void
+signal_proxy(struct run_ctx *rc)
+{
+	if (rc->proxy > 0 && !rc->proxy_signalled) {
+		kill(rc->proxy, rc->audit_fd >= 0 ? SIGTERM : SIGKILL);
+		rc->proxy_signalled = true;
+	}
+}
+
 /* Stop the proxy child and wait for the last of its events. */
 static void
 stop_proxy(struct run_ctx *rc)
 {
+	signal_proxy(rc);
 	if (rc->proxy > 0) {
-		/* With events to flush, let it finish them; with none, there
-		 * is nothing to lose and no reason to wait for its clean-up. */
-		kill(rc->proxy, rc->audit_fd >= 0 ? SIGTERM : SIGKILL);
 		while (waitpid(rc->proxy, NULL, 0) < 0 && errno == EINTR)
 			;
 		rc->proxy = 0;
@@ -491,7 +691,7 @@ cmd_run(int argc, char **argv)
 	struct sbx_result res = { 0 };
 	char cwd[PATH_MAX], err[1024];
 	const char *mode;
-	bool proxy_failed = false;
+	bool proxy_failed = false, need_gate = false;
 	struct axv *proc, *fs;
 	struct run_trace tr;
 	int c, status = SBX_EXIT_INTERNAL;
@@ -562,29 +762,39 @@ cmd_run(int argc, char **argv)
 	popts.workspace = workspace;
 	popts.tmpdir = "/tmp";
 	popts.home = getenv("HOME") ? getenv("HOME") : "/root";
-	rc->gate = axg_gate_open(policy_path, &popts, "axgate run");
-	if (rc->gate == NULL) {
+	if (policy_load(rc, policy_path, &popts, &need_gate) < 0) {
 		status = AXG_EXIT_USAGE;
 		goto out;
 	}
-	rc->doc = axv_ref((struct axv *)gate_document(rc->gate));
+	mode = policy_mode(rc->doc);
+	if (strcmp(mode, "proxy") == 0) {
+		rc->pol.doc = rc->doc;
+		policy_compile_start(rc);
+	} else if (need_gate) {
+		policy_compile_main(&rc->pol);
+		if (policy_join(rc) < 0) {
+			status = AXG_EXIT_USAGE;
+			goto out;
+		}
+	}
 	make_jobid(rc->jobid, sizeof(rc->jobid));
 	trace_step(&tr, "policy");
 
-	/* Remove what killed launchers left behind: only proxy-mode jobs
-	 * leave anything on the host (a block-mode namespace has no link
-	 * and no host table, and dies with its last process). */
-	mode = gate_mode(rc->gate);
-	if (strcmp(mode, "proxy") == 0 && ns_sweep(err, sizeof(err)) < 0)
-		axg_warn("sweep of leftover job networks: %s", err);
-	trace_step(&tr, "sweep");
-	/* The proxy child is forked before any thread exists here. */
-	if (strcmp(mode, "proxy") == 0 &&
-	    start_proxy(rc, &net, naudits > 0, user, &tr, err, sizeof(err)) <
-		0) {
-		fprintf(stderr, "axgate run: %s\n", err);
-		status = SBX_EXIT_SETUP;
-		proxy_failed = true;
+	/* The proxy child is forked once the compiling thread is joined:
+	 * no other thread exists here then. */
+	if (strcmp(mode, "proxy") == 0) {
+		int r = start_proxy(rc, &net, naudits > 0, user, &tr, err,
+		    sizeof(err));
+
+		if (r == -2) {
+			status = AXG_EXIT_USAGE;
+			goto out;
+		}
+		if (r < 0) {
+			fprintf(stderr, "axgate run: %s\n", err);
+			status = SBX_EXIT_SETUP;
+			proxy_failed = true;
+		}
 	}
 
 	if (naudits > 0) {
@@ -673,24 +883,25 @@ cmd_run(int argc, char **argv)
 			spec.hosts_file = rc->hosts;
 		}
 	} else if (strcmp(mode, "block") == 0) {
-		struct ns_config nc = { .mode = NS_MODE_BLOCK };
-
-		net = ns_job_net_new(&nc, err, sizeof(err));
-		if (net == NULL) {
-			fprintf(stderr, "axgate run: network: %s\n", err);
-			emit_launch(writer, rc, argv, 0, true, err);
-			status = SBX_EXIT_SETUP;
-			goto out;
-		}
-		spec.netns_fd = ns_job_net_fd(net);
+		/* Built while sbx_spawn() prepares the sandbox, which asks for
+		 * it right before the clone; without a thread, built here. */
+		if (pthread_create(&rc->net_th, NULL, block_net_main, rc) == 0)
+			rc->net_running = true;
+		else
+			block_net_main(rc);
+		spec.netns_get = block_net_get;
+		spec.netns_get_arg = rc;
 		spec.block_network = true;
-		trace_step(&tr, "network");
 	} else {
 		axg_warn("network.mode is 'allow': the job's network traffic "
 			 "is NOT gated (development only)");
 	}
 
 	status = sbx_spawn(&spec, &job, err, sizeof(err));
+	/* Whether or not it was asked for, the block-mode namespace is
+	 * ours to free now. */
+	if (net == NULL)
+		net = block_net_join(rc);
 	if (status != 0) {
 		fprintf(stderr, "axgate run: %s\n", err);
 		emit_launch(writer, rc, argv, 0, true, err);
@@ -703,14 +914,20 @@ cmd_run(int argc, char **argv)
 	emit_exit(writer, rc, argv, &res);
 out:
 	sbx_job_free(job);
+	if (net == NULL && rc != NULL)
+		net = block_net_join(rc);
+	/* The proxy child exits while the network is torn down: it is on
+	 * the host's side, and the job it served is gone. */
 	if (rc != NULL)
-		stop_proxy(rc);
-	trace_step(&tr, "proxy stop");
+		signal_proxy(rc);
 	/* Only the sandbox's init joined the namespace, and it is reaped by
 	 * now with every process of its PID namespace (the kernel reaps those
 	 * before the init's own exit completes): nothing to look for. */
 	ns_job_net_free_empty(net);
 	trace_step(&tr, "network free");
+	if (rc != NULL)
+		stop_proxy(rc);
+	trace_step(&tr, "proxy stop");
 	ocsf_writer_free(writer);
 	trace_step(&tr, "audit close");
 	if (rc != NULL) {
@@ -720,6 +937,11 @@ out:
 			close(rc->ready_fd);
 		if (rc->hosts[0] != '\0')
 			(void)unlink(rc->hosts);
+		if (rc->pol.running)
+			pthread_join(rc->pol.th, NULL);
+		gate_unref(rc->pol.gate);
+		leak_ruleset_free(rc->pol.scan_rules);
+		free(rc->pol.text);
 		gate_unref(rc->gate);
 		axv_unref(rc->doc);
 		for (size_t i = 0; i < rc->nowned; i++)

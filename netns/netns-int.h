@@ -54,6 +54,12 @@ enum nsi_step {
 extern const char *const nsi_step_names[NSI_STEP_COUNT];
 extern uint64_t nsi_prof[NSI_STEP_COUNT];
 
+/* ---- sweep.c ---- */
+/* ns_sweep() on the caller's host sockets: the number of objects removed,
+ * *tables of them tables, or -1 with a message. */
+int nsi_sweep(struct nl_sock *rt, struct mnl_socket *nf, int *tables, char *err,
+    size_t errlen);
+
 /* ---- pool.c ---- */
 struct nsi_pool {
 	uint32_t base;	/* host byte order, aligned to the prefix */
@@ -111,6 +117,15 @@ int nsi_addr_walk(struct nl_sock *sk, nsi_addr_cb cb, void *arg, char *err,
 int nsi_nf_open(struct mnl_socket **out, const char *where, char *err,
     size_t errlen);
 void nsi_nf_close(struct mnl_socket *nl);
+/* Close a socket whose batches deleted something, without waiting.  The
+ * kernel frees what a commit deleted only after an RCU grace period, and
+ * the release of a netfilter netlink socket waits for that (10-20 ms here)
+ * whenever a deletion in its namespace is still pending.  The deletion
+ * itself is complete (committed and acknowledged) before this is called:
+ * what is left is the wait, which a short-lived holder process (its only
+ * file is the socket, its parent is not the caller) does instead, and
+ * exits.  If the holder cannot be started, this closes as nsi_nf_close(). */
+void nsi_nf_close_async(struct mnl_socket *nl);
 /* The job namespace's table (one atomic batch). */
 int nsi_nft_job_table(struct mnl_socket *nl, struct in_addr host,
     const uint16_t *ports, size_t nports, char *err, size_t errlen);

@@ -61,6 +61,10 @@ struct ns_config {
 	 * mode, none in block mode.  Copied. */
 	const uint16_t *ports;
 	size_t nports;
+	/* Proxy mode: first remove what launchers that died left behind, as
+	 * ns_sweep() does, on the sockets the set-up uses (a failed sweep is
+	 * logged, and the set-up goes on). */
+	bool sweep;
 };
 
 /* Opaque. */
@@ -80,7 +84,13 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen);
  * deleted before this returns, so that task is cut off from the host at
  * once.  (Deleting a link waits for its references to drain, the slowest
  * step of a teardown, hence the two paths.)  NULL is a no-op.  Problems are
- * logged with axg_warn(); the next ns_sweep() removes what could not be. */
+ * logged with axg_warn(); the next ns_sweep() removes what could not be.
+ * A host end left to the kernel loses its owner alias first, so that a
+ * sweep does not take it for a killed launcher's.  The table's removal is
+ * complete when this returns; the kernel frees its memory an RCU grace
+ * period later, and the socket's close would wait for that: a short-lived
+ * process that holds nothing but that socket waits instead (it is not the
+ * caller's child, and may outlive it by a few tens of milliseconds). */
 void ns_job_net_free(struct ns_job_net *net);
 
 /* The same for a caller that knows that no task is left in the namespace

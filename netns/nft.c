@@ -31,11 +31,16 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -90,6 +95,75 @@ nsi_nf_close(struct mnl_socket *nl)
 {
 	if (nl != NULL)
 		mnl_socket_close(nl);
+}
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* The holder of nsi_nf_close_async(): raw system calls only (it may have
+ * been cloned from a multi-threaded process).  Keep nothing but the socket
+ * and the pipe, wait for the pipe's EOF (the caller has closed its copy of
+ * the socket by then), and drop the last reference. */
+static void __attribute__((noreturn)) holder(int fd, int rfd)
+{
+	unsigned lo = (unsigned)(fd < rfd ? fd : rfd);
+	unsigned hi = (unsigned)(fd < rfd ? rfd : fd);
+	char c;
+
+	if (lo > 0)
+		syscall(__NR_close_range, 0U, lo - 1, 0U);
+	if (hi > lo + 1)
+		syscall(__NR_close_range, lo + 1, hi - 1, 0U);
+	syscall(__NR_close_range, hi + 1, ~0U, 0U);
+	while (syscall(SYS_read, rfd, &c, 1) < 0)
+		;
+	syscall(SYS_close, fd);
+	syscall(SYS_exit_group, 0);
+	for (;;)
+		;
+}
+
+void
+nsi_nf_close_async(struct mnl_socket *nl)
+{
+	int p[2] = { -1, -1 }, st;
+	pid_t mid;
+
+	if (nl == NULL)
+		return;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		goto sync;
+	/* vfork: nothing copied for the short-lived middle process, which
+	 * clones the holder (a copy, with its own stack) and exits at once,
+	 * so the holder is nobody's child here: no zombie for the caller to
+	 * reap, however long it runs. */
+	mid = vfork();
+	if (mid == 0) {
+		long h = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
+		    NULL, NULL);
+
+		if (h == 0)
+			holder(mnl_socket_get_fd(nl), p[0]);
+		syscall(SYS_exit_group, h < 0 ? 1 : 0);
+	}
+	if (mid < 0)
+		goto sync;
+	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		goto sync;
+	/* The holder has its copy: this close is not the last one. */
+	mnl_socket_close(nl);
+	close(p[0]);
+	close(p[1]);
+	return;
+sync:
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	mnl_socket_close(nl);
 }
 
 /* ---- a batch: messages plus what each one is, for error messages ---- */

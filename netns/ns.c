@@ -80,6 +80,12 @@ struct ns_job_net {
 	char table[64];
 	bool have_link;	 /* the veth pair exists: delete it */
 	bool have_table; /* the host table exists: delete it */
+	/* The host's netfilter socket of the set-up, kept for the teardown:
+	 * closing it while a deletion (a sweep's) is being reclaimed would
+	 * wait for that (see nsi_nf_close_async()). */
+	struct mnl_socket *hnf;
+	struct nl_sock *hrt; /* the host's rtnetlink socket, likewise */
+	bool swept;	     /* a sweep deleted tables on hnf */
 };
 
 /* ---- step 2: the helper thread ---- */
@@ -164,18 +170,25 @@ inner_main(void *arg)
 	return NULL;
 }
 
+/* Start the helper thread; ns_join() waits for it.  The caller's thread
+ * works on the host's side meanwhile. */
 static int
-make_namespace(struct inner *in, char *err, size_t errlen)
+ns_start(struct inner *in, pthread_t *th, char *err, size_t errlen)
 {
-	pthread_t th;
 	int e;
 
 	in->nsfd = -1;
 	in->rc = -1;
-	e = pthread_create(&th, NULL, inner_main, in);
+	e = pthread_create(th, NULL, inner_main, in);
 	if (e != 0)
 		return axg_seterr(err, errlen,
 		    "network namespace: pthread_create: %s", strerror(e));
+	return 0;
+}
+
+static int
+ns_join(struct inner *in, pthread_t th, char *err, size_t errlen)
+{
 	pthread_join(th, NULL);
 	if (in->rc != 0)
 		return axg_seterr(err, errlen, "network namespace: %s",
@@ -228,25 +241,31 @@ next_free(const struct used *u, uint32_t from)
 	return -1;
 }
 
+/* Links with our names and addresses inside the pool are taken: fills
+ * u->bits (which the caller frees). */
 static int
-claim_slot(struct ns_job_net *net, struct nl_sock *hrt,
-    const struct nsi_pool *pool, char *err, size_t errlen)
+scan_used(struct nl_sock *hrt, struct used *u, char *err, size_t errlen)
 {
-	struct used u = { pool, NULL };
+	u->bits = axg_calloc(1, u->pool->slots / 8 + 1);
+	if (nsi_link_walk(hrt, used_link, u, err, errlen) != 0 ||
+	    nsi_addr_walk(hrt, used_addr, u, err, errlen) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+claim_slot(struct ns_job_net *net, struct nl_sock *hrt, const struct used *u,
+    char *err, size_t errlen)
+{
+	const struct nsi_pool *pool = u->pool;
 	unsigned tries = 0;
 	long slot;
 	int rc = -1;
 
 	uint64_t t = axg_monotonic_ns();
 
-	u.bits = axg_calloc(1, pool->slots / 8 + 1);
-	/* Links with our names and addresses inside the pool are taken. */
-	if (nsi_link_walk(hrt, used_link, &u, err, errlen) != 0 ||
-	    nsi_addr_walk(hrt, used_addr, &u, err, errlen) != 0)
-		goto out;
-	prof(NSI_STEP_SCAN, &t);
-	for (slot = next_free(&u, 0); slot >= 0;
-	     slot = next_free(&u, (uint32_t)slot + 1)) {
+	for (slot = next_free(u, 0); slot >= 0;
+	     slot = next_free(u, (uint32_t)slot + 1)) {
 		int r;
 
 		snprintf(net->host_if, sizeof(net->host_if), "%s%ld%c",
@@ -274,7 +293,6 @@ claim_slot(struct ns_job_net *net, struct nl_sock *hrt,
 	    (pool->base >> 8) & 0xff, pool->base & 0xff, pool->plen,
 	    pool->slots);
 out:
-	free(u.bits);
 	return rc;
 }
 
@@ -334,17 +352,22 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
     bool empty)
 {
 	char err[256];
-	struct nl_sock *own_rt = NULL;
-	struct mnl_socket *own_nf = NULL;
+	struct nl_sock *own_rt = net->hrt;
+	struct mnl_socket *own_nf = net->hnf;
+	bool deleted = false;
 	uint64_t t = axg_monotonic_ns();
 
+	net->hnf = NULL;
+	net->hrt = NULL;
 	if (net->have_table) {
-		if (hnf == NULL &&
+		if (hnf == NULL && own_nf == NULL &&
 		    nsi_nf_open(&own_nf, "host", err, sizeof(err)) != 0)
 			axg_warn("removing table %s: %s", net->table, err);
 		else if (nsi_nft_del_table(hnf ? hnf : own_nf, net->table, err,
 			     sizeof(err)) < 0)
 			axg_warn("removing table %s: %s", net->table, err);
+		else
+			deleted = true;
 		net->have_table = false;
 		prof(NSI_STEP_DEL_TABLE, &t);
 	}
@@ -354,11 +377,25 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
 	 * drain (RCU barriers: most of the teardown's time).  A task still in
 	 * there gets its link cut now. */
 	if (net->have_link && net->nsfd >= 0 &&
-	    (empty || !ns_in_use(net->nsfd)))
+	    (empty || !ns_in_use(net->nsfd))) {
+		struct nl_sock *rt = hrt ? hrt : own_rt;
+
+		/* Until the kernel has destroyed it, the host end is listed
+		 * with its owner's alias, and this owner is about to exit:
+		 * drop the alias, or the next launcher's sweep takes the link
+		 * for a killed launcher's and deletes it itself (waiting for
+		 * its references to drain, and logging it).  A sweep leaves
+		 * links without an alias alone. */
+		if (rt != NULL &&
+		    nsi_link_set_alias(rt, NSI_IFINDEX_BASE + net->id, "", err,
+			sizeof(err)) != 0)
+			axg_debug("clearing the alias of %s: %s", net->host_if,
+			    err);
 		net->have_link = false;
+	}
 	prof(NSI_STEP_SCAN_NS, &t);
 	if (net->have_link) {
-		if (hrt == NULL &&
+		if (hrt == NULL && own_rt == NULL &&
 		    nsi_rt_open(&own_rt, "host", err, sizeof(err)) != 0)
 			axg_warn("removing link %s: %s", net->host_if, err);
 		else if (nsi_link_del(hrt ? hrt : own_rt, net->host_if, err,
@@ -367,7 +404,12 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
 		net->have_link = false;
 		prof(NSI_STEP_DEL_LINK, &t);
 	}
-	nsi_nf_close(own_nf);
+	/* The table is gone (the kernel acknowledged it); only the reclaim
+	 * of its memory is left, which closing the socket would wait for. */
+	if (deleted || net->swept)
+		nsi_nf_close_async(own_nf);
+	else
+		nsi_nf_close(own_nf);
 	nsi_rt_close(own_rt);
 	if (net->nsfd >= 0)
 		close(net->nsfd);
@@ -406,11 +448,13 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 {
 	struct ns_job_net *net;
 	struct nsi_pool pool;
+	struct used u = { &pool, NULL };
 	struct inner in;
 	struct nl_sock *hrt = NULL;
 	struct mnl_socket *hnf = NULL;
-	int hidx, jidx;
-	char alias[64];
+	pthread_t th;
+	int hidx, jidx, scan_rc = 0;
+	char alias[64], scan_err[256];
 	uint64_t t = axg_monotonic_ns();
 
 	if (check_config(cfg, err, errlen) != 0)
@@ -431,18 +475,38 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 		nsi_nf_open(&hnf, "host", err, errlen) != 0))
 		goto fail;
 	prof(NSI_STEP_SOCKETS, &t);
-	if (make_namespace(&in, err, errlen) != 0)
+	if (ns_start(&in, &th, err, errlen) != 0)
+		goto fail_in;
+	/* While the helper thread builds the namespace (the unshare is the
+	 * slowest step), the host's side: the sweep, and which slots are
+	 * taken. */
+	if (cfg->mode == NS_MODE_PROXY && cfg->sweep) {
+		char e[256];
+		int tables;
+
+		if (nsi_sweep(hrt, hnf, &tables, e, sizeof(e)) < 0)
+			axg_warn("sweep of leftover job networks: %s", e);
+		net->swept = tables > 0;
+	}
+	if (cfg->mode == NS_MODE_PROXY)
+		scan_rc = scan_used(hrt, &u, scan_err, sizeof(scan_err));
+	prof(NSI_STEP_SCAN, &t);
+	if (ns_join(&in, th, err, errlen) != 0)
 		goto fail_in;
 	net->nsfd = in.nsfd;
 	in.nsfd = -1;
 	prof(NSI_STEP_UNSHARE, &t);
+	if (scan_rc != 0) {
+		axg_seterr(err, errlen, "%s", scan_err);
+		goto fail_in;
+	}
 	if (nsi_link_up(in.rt, 1, "lo (job namespace)", err, errlen) != 0)
 		goto fail_in;
 	prof(NSI_STEP_LO, &t);
 	if (cfg->mode == NS_MODE_BLOCK)
 		goto done;
 
-	if (claim_slot(net, hrt, &pool, err, errlen) != 0)
+	if (claim_slot(net, hrt, &u, err, errlen) != 0)
 		goto fail_in;
 	/* The owner first, so that a sweep can tell whose link it is. */
 	t = axg_monotonic_ns();
@@ -478,14 +542,16 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 		goto fail_in;
 	prof(NSI_STEP_ADDRS, &t);
 done:
+	free(u.bits);
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
-	nsi_rt_close(hrt);
-	nsi_nf_close(hnf);
+	net->hrt = hrt; /* for the teardown; NULL in block mode */
+	net->hnf = hnf;
 	prof(NSI_STEP_CLOSE, &t);
 	return net;
 
 fail_in:
+	free(u.bits);
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
 	if (in.nsfd >= 0)
@@ -493,7 +559,10 @@ fail_in:
 fail:
 	teardown(net, hrt, hnf, true); /* no task has entered it yet */
 	nsi_rt_close(hrt);
-	nsi_nf_close(hnf);
+	if (net->swept)
+		nsi_nf_close_async(hnf);
+	else
+		nsi_nf_close(hnf);
 	free(net);
 	return NULL;
 }

@@ -50,17 +50,14 @@ stale_table(const char *name, void *arg)
 }
 
 int
-ns_sweep(char *err, size_t errlen)
+nsi_sweep(struct nl_sock *rt, struct mnl_socket *nf, int *tables, char *err,
+    size_t errlen)
 {
-	struct nl_sock *rt = NULL;
-	struct mnl_socket *nf = NULL;
 	struct stale *s = axg_calloc(1, sizeof(*s));
 	int removed = 0, rc = -1, r;
 	unsigned i;
 
-	if (nsi_rt_open(&rt, "host", err, errlen) != 0 ||
-	    nsi_nf_open(&nf, "host", err, errlen) != 0)
-		goto out;
+	*tables = 0;
 	if (nsi_link_walk(rt, stale_link, s, err, errlen) != 0)
 		goto out;
 	for (i = 0; i < s->n; i++) {
@@ -82,12 +79,29 @@ ns_sweep(char *err, size_t errlen)
 		if (r == 0) {
 			axg_info("sweep: removed table inet %s", s->names[i]);
 			removed++;
+			(*tables)++;
 		}
 	}
 	rc = removed;
 out:
-	nsi_nf_close(nf);
-	nsi_rt_close(rt);
 	free(s);
+	return rc;
+}
+
+int
+ns_sweep(char *err, size_t errlen)
+{
+	struct nl_sock *rt = NULL;
+	struct mnl_socket *nf = NULL;
+	int rc = -1, tables = 0;
+
+	if (nsi_rt_open(&rt, "host", err, errlen) == 0 &&
+	    nsi_nf_open(&nf, "host", err, errlen) == 0)
+		rc = nsi_sweep(rt, nf, &tables, err, errlen);
+	if (tables > 0)
+		nsi_nf_close_async(nf);
+	else
+		nsi_nf_close(nf);
+	nsi_rt_close(rt);
 	return rc;
 }

@@ -90,6 +90,13 @@ struct sbx_spec {
 	 * caller's (tests and benchmarks only: the launcher always passes
 	 * one). */
 	int netns_fd;
+	/* Or, when set, called by sbx_spawn() once the spec is checked and
+	 * the sandbox prepared, right before the clone: returns the network
+	 * namespace fd to join (instead of netns_fd), or -1 with a message in
+	 * err, and then nothing starts (SBX_EXIT_SETUP).  Lets the caller
+	 * build the namespace on another thread meanwhile. */
+	int (*netns_get)(void *arg, char *err, size_t errlen);
+	void *netns_get_arg;
 
 	/* The job's working directory, granted read-write (it must be
 	 * writable by the job's user: the sandbox does not chown it).

@@ -279,6 +279,15 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	}
 	if (prepare(spec, &plan, grant_fds, grant_dir, err, errlen) == -1)
 		goto out;
+	if (spec->netns_get != NULL) {
+		plan.netns_fd =
+		    spec->netns_get(spec->netns_get_arg, err, errlen);
+		if (plan.netns_fd < 0) {
+			plan.netns_fd = -1;
+			rc = SBX_EXIT_SETUP;
+			goto out;
+		}
+	}
 
 	rc = SBX_EXIT_INTERNAL;
 	if (pipe2(errp, O_CLOEXEC) == -1 || pipe2(statp, O_CLOEXEC) == -1 ||

@@ -136,7 +136,10 @@ child_main(const struct srv_child_opts *o, int ready_fd, pid_t parent)
 	srv_gatekeeper_decider(k, &dec);
 	srv_gatekeeper_audit(k, &hook);
 	/* the scanner's rules are read now too */
-	sc = srv_scan_new(k, o->gate, o->job, err, sizeof(err));
+	sc = o->scan_rules != NULL
+	    ? srv_scan_new_rules(k, o->gate, o->job, o->scan_rules, err,
+		  sizeof(err))
+	    : srv_scan_new(k, o->gate, o->job, err, sizeof(err));
 	if (sc == NULL) {
 		snprintf(msg, sizeof(msg), "credential scanner: %s", err);
 		goto fail;

@@ -64,10 +64,30 @@ struct srv_scan *
 srv_scan_new(struct srv_gatekeeper *k, const struct gate *g, const char *job,
     char *err, size_t errlen)
 {
+	struct leak_ruleset *rs =
+	    srv_scan_rules_new(gate_document(g), err, errlen);
+
+	if (rs == NULL)
+		return NULL;
+	return srv_scan_new_rules(k, g, job, rs, err, errlen);
+}
+
+struct leak_ruleset *
+srv_scan_rules_new(const struct axv *doc, char *err, size_t errlen)
+{
+	struct axv *sf = axv_object_gets(doc, "safety");
+	struct axv *rules_v = axv_object_gets(sf, "rules");
+
+	return leak_ruleset_new(rules_v ? axv_str(rules_v) : NULL, err, errlen);
+}
+
+struct srv_scan *
+srv_scan_new_rules(struct srv_gatekeeper *k, const struct gate *g,
+    const char *job, struct leak_ruleset *rs, char *err, size_t errlen)
+{
 	const struct axv *doc = gate_document(g);
 	struct axv *sf = axv_object_gets(doc, "safety");
 	struct axv *mode_v = axv_object_gets(sf, "credential_scan");
-	struct axv *rules_v = axv_object_gets(sf, "rules");
 	struct srv_scan *s = axg_calloc(1, sizeof(*s));
 	enum leak_mode mode = LEAK_MODE_BLOCK;
 
@@ -80,10 +100,8 @@ srv_scan_new(struct srv_gatekeeper *k, const struct gate *g, const char *job,
 		    axv_str(mode_v));
 		goto fail;
 	}
-	s->rs =
-	    leak_ruleset_new(rules_v ? axv_str(rules_v) : NULL, err, errlen);
-	if (s->rs == NULL)
-		goto fail;
+	s->rs = rs;
+	rs = NULL;
 	s->sc = leak_scan_new(s->rs, err, errlen);
 	if (s->sc == NULL)
 		goto fail;
@@ -91,6 +109,7 @@ srv_scan_new(struct srv_gatekeeper *k, const struct gate *g, const char *job,
 	s->mode = mode;
 	return s;
 fail:
+	leak_ruleset_free(rs);
 	srv_scan_free(s);
 	return NULL;
 }

@@ -24,6 +24,7 @@
 #include "proxy/proxy.h"
 
 struct srv_gatekeeper;
+struct leak_ruleset;
 
 /* g: a reference is taken.  audit may be NULL (no events).  job: when
  * not NULL, every connection belongs to this job (a per-job proxy). */
@@ -78,6 +79,15 @@ srv_gatekeeper_stats(struct srv_gatekeeper *k, struct srv_decision_stats *out);
 struct srv_scan;
 struct srv_scan *srv_scan_new(struct srv_gatekeeper *k, const struct gate *g,
     const char *job, char *err, size_t errlen);
+/* The rules alone, compiled from a policy document (data.axgate.policy)
+ * as srv_scan_new() compiles them; NULL with a message. */
+struct leak_ruleset *
+srv_scan_rules_new(const struct axv *doc, char *err, size_t errlen);
+/* srv_scan_new() with rules compiled beforehand (for the same policy),
+ * which it takes over. */
+struct srv_scan *
+srv_scan_new_rules(struct srv_gatekeeper *k, const struct gate *g,
+    const char *job, struct leak_ruleset *rs, char *err, size_t errlen);
 void srv_scan_hook(struct srv_scan *s, struct px_scan_hook *out);
 void srv_scan_free(struct srv_scan *s);
 
@@ -130,6 +140,11 @@ struct srv_child_opts {
 	const char *user;  /* to drop to (NULL: nobody) */
 	const struct px_config *px;
 	int inference_fd; /* bound and listening (port 80); <= 0: none */
+	/* The credential scanner's rules, compiled by the caller from the
+	 * gate's document (srv_scan_rules_new()), so that the child does not
+	 * compile them on its way to ready; the child takes over its copy,
+	 * the caller still frees its own.  NULL: the child compiles them. */
+	struct leak_ruleset *scan_rules;
 };
 
 /* Fork the proxy child: it keeps only stdio, listen_fd and audit_fd,

@@ -76,6 +76,18 @@ is "$rc" 2 "a bad policy stops the launch with exit 2"
 like "$out" "$tmp/bad.yaml:3:17: network.mode: must be one of" \
     "naming file, line, column and key"
 
+# Block mode queries no Rego rule, so the built-in ones are not compiled
+# there; the policy's own modules still are, and must stop a launch.
+printf 'package axgate.extra\nbroken := {\n' > "$tmp/broken.rego"
+printf 'version: 1\nname: x\nnetwork: {mode: block}\nrego: [broken.rego]\n' \
+	> "$tmp/badrego.yaml"
+out=$("$AXGATE" run --policy "$tmp/badrego.yaml" --workspace "$tmp" -- \
+    /bin/sh -c 'touch ran' 2>&1)
+rc=$?
+is "$rc" 2 "block mode: a policy module that does not compile stops the launch"
+like "$out" "broken.rego:" "naming the module"
+ok $([ ! -e "$tmp/ran" ]; echo $?) "and the job never ran"
+
 "$AXGATE" run --policy "$minimal" -- /nonexistent/cmd >/dev/null 2>&1
 is "$?" 253 "a command that cannot be executed exits 253"
 

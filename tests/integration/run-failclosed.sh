@@ -96,7 +96,7 @@ fails "$proxy" 252 "rtnetlink socket (host)" \
 fails "$proxy" 252 "enable CONFIG_NETFILTER_NETLINK and CONFIG_NF_TABLES" \
 	"proxy: no nfnetlink" 'socket(a2=12):EPROTONOSUPPORT'
 fails "$proxy" 252 "netfilter netlink socket (job namespace)" \
-	"proxy: nfnetlink in the job namespace" 'socket(a2=12):EPROTONOSUPPORT:3'
+	"proxy: nfnetlink in the job namespace" 'socket(a2=12):EPROTONOSUPPORT:2'
 # The veth pair exists when the host table's batch is refused, and the
 # host table too when the job namespace's is: both are rolled back.
 fails "$proxy" 252 "nftables batch for table axgate_" \

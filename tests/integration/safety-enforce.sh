@@ -104,4 +104,32 @@ unlike "$seen" "Transfer-Encoding" "redact: not re-framed as chunked"
 like "$seen" "token=[REDACTED:github-pat]" "redact: the body is redacted"
 unlike "$seen" "R7kQ2mXv9LpT4" "redact: no token reached the upstream"
 
+# The policy's own rules (safety.rules), which the launcher compiles for
+# the proxy child while the network is built: a request carrying an
+# ACME token is blocked, and a rules file that does not compile stops the
+# launch before the job runs.
+cat >"$tmp/acme.yaml" <<'YAML'
+rules:
+  - id: acme-token
+    description: ACME deploy token
+    keywords: [acme_]
+    regex: 'acme_[a-z0-9]{32}'
+YAML
+policy block >"$tmp/rules.yaml"
+printf '  rules: %s\n' "$tmp/acme.yaml" >>"$tmp/rules.yaml"
+acme=acme_0f3a9c1e7b2d4f6a8c0e1b3d5f7a9c2e
+: >"$tmp/seen"
+out=$("$AXGATE" run --policy "$tmp/rules.yaml" --workspace "$tmp" -- \
+    curl --noproxy '' -sS -m 10 -o /dev/null -w '%{http_code}' \
+    "http://127.0.0.1:$port/r?t=$acme" 2>/dev/null)
+is "$out" 403 "user rules: a request with an ACME token is blocked"
+unlike "$(cat "$tmp/seen")" "$acme" "user rules: it never reached the upstream"
+printf "rules:\n  - id: broken\n    keywords: [broken]\n    regex: 'broken([a-z'\n" \
+	>"$tmp/acme.yaml"
+out=$("$AXGATE" run --policy "$tmp/rules.yaml" --workspace "$tmp" -- \
+    /bin/sh -c 'touch ran' 2>&1)
+is "$?" 252 "user rules that do not compile stop the launch"
+like "$out" "broken" "naming the rule"
+ok $([ ! -e "$tmp/ran" ]; echo $?) "and the job never ran"
+
 done_testing

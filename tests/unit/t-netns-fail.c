@@ -13,28 +13,12 @@
 
 #include "tests/unit/t-netns-guard.h"
 
-static int
-count_fds(void)
-{
-	struct dirent *d;
-	DIR *dir = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (dir == NULL)
-		return -1;
-	while ((d = readdir(dir)) != NULL)
-		if (d->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
-}
-
 /* Install the filter, try a proxy-mode network, report on fd. */
 static void
 attempt(scmp_filter_ctx ctx, int out)
 {
 	static const uint16_t ports[] = { 3128 };
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1 };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1, false };
 	struct ns_job_net *net;
 	char err[512], line[700];
 	int fds0, n;

@@ -13,6 +13,7 @@
 #ifndef T_NETNS_GUARD_H
 #define T_NETNS_GUARD_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -87,6 +88,23 @@ owned_count(pid_t pid, int *links, int *tables)
 	*links = o.links;
 	*tables = o.tables;
 	return rc;
+}
+
+/* How many file descriptors are open (the listing's own not counted). */
+static inline int
+count_fds(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (dir == NULL)
+		return -1;
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n - 1;
 }
 
 /* Does an inet table of that name exist in the current namespace? */

@@ -415,6 +415,62 @@ accepted(int lfd)
 	return 1;
 }
 
+/* sbx_spec.netns_get: hands over the namespace right before the clone. */
+static int netns_calls;
+
+static int
+netns_hook(void *arg, char *err, size_t errlen)
+{
+	netns_calls++;
+	if (*(const int *)arg < 0)
+		return axg_seterr(err, errlen, "no namespace today");
+	return *(const int *)arg;
+}
+
+static void
+test_netns_get(int nsfd, uint16_t pp, int lp)
+{
+	char pps[16];
+	char *a1[] = { probe, "connect", "127.0.0.1", pps, NULL };
+	char *a5[] = { probe, "socket", "unix", NULL };
+	struct sbx_spec s;
+	struct sbx_result r;
+	int bad = -1, rc;
+
+	snprintf(pps, sizeof(pps), "%u", pp);
+	spec_for(&s, a1);
+	s.proxy_addr = "127.0.0.1";
+	s.proxy_port = pp;
+	s.netns_get = netns_hook;
+	s.netns_get_arg = &nsfd;
+	netns_calls = 0;
+	run(&s, &r);
+	is_str(out, "ENETUNREACH",
+	    "netns_get: the job joins the namespace the hook returns");
+	is_int(accepted(lp), 0,
+	    "netns_get: and the host listener sees nothing");
+	is_int(netns_calls, 1, "netns_get: the hook is called once");
+
+	spec_for(&s, a5);
+	s.netns_get = netns_hook;
+	s.netns_get_arg = &bad;
+	netns_calls = 0;
+	rc = run(&s, &r);
+	is_int(rc, SBX_EXIT_SETUP, "netns_get: a refusal stops the launch");
+	ok(!r.launched && out[0] == '\0', "netns_get: the job never ran");
+	like_str(errbuf, "no namespace today",
+	    "netns_get: the hook's message is the launch's");
+
+	spec_for(&s, a5);
+	s.workspace = "/nonexistent-axg-workspace";
+	s.netns_get = netns_hook;
+	s.netns_get_arg = &nsfd;
+	netns_calls = 0;
+	rc = run(&s, &r);
+	is_int(rc, SBX_EXIT_REFUSED, "netns_get: a refused spec...");
+	is_int(netns_calls, 0, "... never asks for the namespace");
+}
+
 static void
 test_network(void)
 {
@@ -515,6 +571,7 @@ test_network(void)
 		    "TCP to 1.1.1.1:443: EACCES (Landlock refuses before "
 		    "routing)");
 	}
+	test_netns_get(nsfd, pp, lp);
 	if (nsfd >= 0)
 		close(nsfd);
 	close(lp);
