@@ -26,13 +26,21 @@
 #define E  "(?![A-Za-z0-9_\\-])"
 #define EA "(?![A-Za-z0-9])"
 
+/* A quote, also as written inside a JSON string (\") or inside a JSON
+ * string that is itself JSON-escaped (\\\"). */
+#define Q  "(?:\\\\{0,3}[\"'])"
+#define QB "(?:\\\\{0,3}[\"'`])"
+
 /* "NAME...  = VALUE" in .env, YAML, JSON, headers, code and query
  * strings: the provider name (case-insensitive), up to 24 more identifier
- * bytes, an assignment, then the value as group 1. */
+ * bytes or a few words of prose ("my heroku api key is ..."), an
+ * assignment, then the value as group 1. */
 #define KV(name, value)                                                        \
-	"(?i:" name                                                            \
-	")[A-Za-z0-9_.\\-]{0,24}[\"']?\\s{0,4}(?:=|:=|=>|:|\\(|\\s)"           \
-	"\\s{0,4}[\"'`]?(?:Bearer\\s+|token\\s+)?(" value ")" EA
+	"(?i:" name ")[A-Za-z0-9_.\\-]{0,24}"                                  \
+	"(?:\\s(?i:api|access|secret|auth|client|app|private|key|token|"       \
+	"password|license|integration|write|management|admin)){0,3}" Q         \
+	"?\\s{0,4}(?:=|:=|=>|:|\\(|\\s+is\\s+|\\s)\\s{0,4}" QB                 \
+	"?(?:Bearer\\s+|token\\s+)?(" value ")" EA
 
 #define HEX(n)	 "[a-f0-9]{" #n "}"
 #define UHEX(n)	 "[A-Fa-f0-9]{" #n "}"
@@ -116,8 +124,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("aws-secret-access-key", "AWS secret access key",
 	    "secret_access_key|secretaccesskey|secret-access-key|aws",
 	    "(?i:aws[A-Za-z0-9_\\-]{0,20}secret[A-Za-z0-9_\\-]{0,20}|"
-	    "secret[_\\-]?access[_\\-]?key[A-Za-z0-9_\\-]{0,16})"
-	    "[\"']?\\s{0,4}(?:=|:|:=|=>)\\s{0,4}[\"']?"
+	    "secret[_\\-]?access[_\\-]?key[A-Za-z0-9_\\-]{0,16})" Q
+	    "?\\s{0,4}(?:=|:|:=|=>)\\s{0,4}" Q "?"
 	    "([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
 	    .entropy = 4.0, .before = 40),
 	RULE("aws-session-token", "AWS session token",
@@ -1337,9 +1345,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("generic-password", "Password assigned in config or code",
 	    "pass|pwd|pword",
 	    "(?i:(?:password|passwd|passphrase|passcode|pass|pwd|pword)"
-	    "[A-Za-z0-9_.\\-]{0,20})"
-	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|>|\\s+is\\s+|\\s+(?=[\"']))"
-	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{6,128})",
+	    "[A-Za-z0-9_.\\-]{0,20})" QB
+	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|>|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
+	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{6,128})",
 	    .entropy = 2.4,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_PASSWORD |
 		LEAK_RF_HEX_OK | LEAK_RF_ASSIGN,
@@ -1347,17 +1355,17 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("generic-secret", "Secret assigned in config or code",
 	    "secret|private|credential|signing|encryption|master",
 	    "(?i:(?:secret|private[_.\\-]?key|credentials?|signing[_.\\-]?key|"
-	    "encryption[_.\\-]?key|master[_.\\-]?key)[A-Za-z0-9_.\\-]{0,20})"
-	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
-	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{8,256})",
+	    "encryption[_.\\-]?key|master[_.\\-]?key)[A-Za-z0-9_.\\-]{0,20})" QB
+	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
+	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{8,256})",
 	    .entropy = 3.0,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,
 	    .value_min = 8, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-token", "Token assigned in config or code", "token",
-	    "(?i:token[A-Za-z0-9_.\\-]{0,20})"
-	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
-	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
+	    "(?i:token[A-Za-z0-9_.\\-]{0,20})" QB
+	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
+	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{12,512})",
 	    .entropy = 3.2,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,
@@ -1367,9 +1375,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "(?i:(?<!sec-websocket-)(?<!add )(?<!pub)(?<!public)(?<!public_)"
 	    "(?<!public-)(?:key|auth|(?<![a-z])pat(?![a-z])|"
 	    "license|api[_.\\-]?secret)"
-	    "[A-Za-z0-9_.\\-]{0,20})"
-	    "[\"'`]?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=[\"']))"
-	    "\\s{0,4}[\"'`]?([^\\s\"'`&;,<>()\\[\\]{}]{12,512})",
+	    "[A-Za-z0-9_.\\-]{0,20})" QB
+	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
+	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{12,512})",
 	    .entropy = 3.3,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,

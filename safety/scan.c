@@ -482,7 +482,7 @@ value_len_at(const uint8_t *p, size_t n, size_t at)
 
 	while (at < n &&
 	    (space_byte(p[at]) || p[at] == '"' || p[at] == '\'' ||
-		p[at] == '`' || p[at] == '>'))
+		p[at] == '`' || p[at] == '>' || p[at] == '\\'))
 		at++;
 	while (v < LEAK_ASSIGN_VALUE_CAP && at + v < n && value_byte(p[at + v]))
 		v++;
@@ -490,7 +490,8 @@ value_len_at(const uint8_t *p, size_t n, size_t at)
 }
 
 /* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
- * (=, :, :=, ->, >, or spaces before a quote or "is")?  If so, the number
+ * (=, :, :=, ->, >, or spaces before a quote or "is")?  Quotes may be
+ * JSON-escaped.  If so, the number
  * of value bytes that follow it, up to LEAK_ASSIGN_VALUE_CAP, else 0.  The
  * generic rules' regexes need an assignment and a value of at least their
  * value_min bytes; this check costs a few bytes instead of a match.  It
@@ -504,8 +505,15 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 
 	while (at < lim && ident_byte(p[at]))
 		at++;
-	if (at < n && (p[at] == '"' || p[at] == '\'' || p[at] == '`'))
-		at++;
+	/* a closing quote, perhaps JSON-escaped (\" or \\\") */
+	for (size_t q = at; q < n && q < at + 4; q++) {
+		if (p[q] == '"' || p[q] == '\'' || p[q] == '`') {
+			at = q + 1;
+			break;
+		}
+		if (p[q] != '\\')
+			break;
+	}
 	if (at < n && p[at] == ']')
 		at++;
 	while (at < n && space_byte(p[at])) {
@@ -534,6 +542,7 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 		break;
 	case '"':
 	case '\'':
+	case '\\':
 		if (sp == 0)
 			return 0;
 		break;
