@@ -84,7 +84,8 @@ is_hash(const uint8_t *s, size_t n)
 	return false;
 }
 
-/* a.b.c where each part is an identifier with few digits. */
+/* a.b.c where each part is an identifier with few digits (this.#field,
+ * a JavaScript private field, too). */
 static bool
 dotted_identifier(const uint8_t *s, size_t n)
 {
@@ -98,7 +99,7 @@ dotted_identifier(const uint8_t *s, size_t n)
 			seg = digits = 0;
 			dots++;
 		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    c == '_') {
+		    c == '_' || (c == '#' && seg == 0)) {
 			seg++;
 		} else if (c >= '0' && c <= '9') {
 			if (seg == 0 || ++digits > 3)
@@ -180,23 +181,20 @@ part_kind(const uint8_t *s, size_t n)
 	return PART_CAMEL;
 }
 
-/* A name made of words and numbers: BSD-3-Clause, GPL-3+-or-later,
- * OpenLDAP-2.8, permissive-autoconf-m4.  Every part between -, ., + and ~
- * has a kind (part_kind), there are at least two parts, and one of them
- * is a word of three letters or more.  Random tokens almost never split
- * that way. */
+/* Parts between separator bytes (seps), at least min_parts of them,
+ * each of a kind (part_kind), one of them a word of three letters or
+ * more.  Random tokens almost never split that way. */
 static bool
-word_name(const uint8_t *s, size_t n)
+named_parts(const uint8_t *s, size_t n, const char *seps, size_t min_parts)
 {
-	size_t parts = 0, i = 0;
+	size_t parts = 0, i = 0, nseps = strlen(seps);
 	bool word = false;
 
 	while (i < n) {
 		size_t j = i;
 		int k;
 
-		while (j < n && s[j] != '-' && s[j] != '.' && s[j] != '+' &&
-		    s[j] != '~')
+		while (j < n && memchr(seps, s[j], nseps) == NULL)
 			j++;
 		if (j > i) {
 			k = part_kind(s + i, j - i);
@@ -208,7 +206,16 @@ word_name(const uint8_t *s, size_t n)
 		}
 		i = j + 1;
 	}
-	return parts >= 2 && word;
+	return parts >= min_parts && word;
+}
+
+/* A name made of words and numbers: BSD-3-Clause, GPL-3+-or-later,
+ * OpenLDAP-2.8, permissive-autoconf-m4: two or more parts between -, .,
+ * + and ~. */
+static bool
+word_name(const uint8_t *s, size_t n)
+{
+	return named_parts(s, n, "-.+~", 2);
 }
 
 /* Base64 of a public PEM block: a certificate, a public key, a CRL or a
@@ -239,6 +246,81 @@ b64_public_pem(const uint8_t *s, size_t n)
 	return pub;
 }
 
+/* A version or a plain decimal: 1.302138, ^7.0.3, ~1.2, >=2.0, v3.1.4. */
+static bool
+version_number(const uint8_t *s, size_t n)
+{
+	size_t i = 0, dots = 0;
+
+	while (i < n && i < 2 &&
+	    (s[i] == '^' || s[i] == '~' || s[i] == '=' || s[i] == '>' ||
+		s[i] == '<' || s[i] == 'v'))
+		i++;
+	if (i >= n || s[i] < '0' || s[i] > '9')
+		return false;
+	for (; i < n; i++) {
+		if (s[i] == '.')
+			dots++;
+		else if (s[i] < '0' || s[i] > '9')
+			return false;
+	}
+	return dots > 0;
+}
+
+/* A compound identifier: three or more parts joined by _ or .:
+ * Py_tss_NEEDS_INIT, x86_cpu_index_1_edx,
+ * protobuf_specs_1.PublicKeyDetails.PKIX_ECDSA_P256_SHA_256.  A random
+ * token rarely has two separators, and then its parts mix cases. */
+static bool
+compound_identifier(const uint8_t *s, size_t n)
+{
+	return named_parts(s, n, "_.", 3);
+}
+
+/* A shell or template variable inside the value: Checksums-$alg,
+ * anonymous:$FROM_EMAIL, ${HOME}/x, $(cat f). */
+static bool
+interpolates(const uint8_t *s, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (s[i] != '$')
+			continue;
+		uint8_t c = s[i + 1];
+		if (c == '{' || c == '(')
+			return true;
+		size_t l = 0;
+		while (i + 1 + l < n &&
+		    ((s[i + 1 + l] >= 'a' && s[i + 1 + l] <= 'z') ||
+			(s[i + 1 + l] >= 'A' && s[i + 1 + l] <= 'Z') ||
+			s[i + 1 + l] == '_'))
+			l++;
+		if (l >= 3 &&
+		    (i + 1 + l == n || s[i + 1 + l] < '0' ||
+			s[i + 1 + l] > '9'))
+			return true;
+	}
+	return false;
+}
+
+/* Base64 DER of a public key (SubjectPublicKeyInfo) for RSA, P-256,
+ * P-384 or Ed25519: signing keys published in TUF roots and package
+ * managers. */
+static bool
+b64_public_der(const uint8_t *s, size_t n)
+{
+	static const char *const pfx[] = { "MIIBIjANBgkqhkiG9w0BAQEFAAOC",
+		"MIICIjANBgkqhkiG9w0BAQEFAAOC",
+		"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcD",
+		"MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAE", "MCowBQYDK2VwAyEA" };
+
+	for (size_t i = 0; i < AXG_ARRAY_LEN(pfx); i++) {
+		size_t l = strlen(pfx[i]);
+		if (n > l && memcmp(s, pfx[i], l) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The value of a context rule: not a reference, a path, an identifier,
  * a number, a hash, a word or public PEM material; for passwords the bar
  * is lower. */
@@ -252,9 +334,12 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 	    s[0] == '~' || s[0] == '.' || s[0] == '#' || s[0] == ':' ||
 	    s[0] == '\\')
 		return false;
-	if (b64_public_pem(s, n) || fingerprint_or_time(s, n))
+	if (b64_public_pem(s, n) || b64_public_der(s, n) ||
+	    fingerprint_or_time(s, n) || version_number(s, n))
 		return false;
-	if (!password && word_name(s, n))
+	if (!password &&
+	    (word_name(s, n) || compound_identifier(s, n) ||
+		interpolates(s, n)))
 		return false;
 	if (is_hash(s, n))
 		return false;
@@ -451,6 +536,8 @@ leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
 		return false;
 	switch (r->validator) {
 	case LEAK_V_BASIC_AUTH:
+		if (allow != NULL && re_hit(allow, md, mc, s, n))
+			return false;
 		return basic_ok(rs, md, mc, s, n);
 	case LEAK_V_JWT:
 		if (!jwt_ok(s, n))

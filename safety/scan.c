@@ -291,7 +291,7 @@ benign_name(const uint8_t *s, size_t n)
 		"generator", "rule", "rules", "author", "authors", "page",
 		"pagination", "cursor", "continuation", "next", "sync", "etag",
 		"request", "trace", "correlation", "span", "csrf", "xsrf",
-		"plate", "server", "number", "plan", "identifier" };
+		"plate", "server", "number", "plan", "identifier", "keyid" };
 	static const char *const sub_words[] = { "fingerprint", "publishable",
 		"placeholder", "keyboard", "keyword", "monkey", "turkey",
 		"hotkey", "bypass", "compass", "passage", "passenger",
