@@ -49,11 +49,16 @@
 	"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-"   \
 	"fA-F]{12}"
 
-/* Keys printed in providers' API references (never live), and public
+/* Keys printed in providers' API references (never live), OpenSSL's
+ * published FIPS module integrity key (fipskey.h), the tokens of the
+ * OAuth 2.0 RFCs' examples (6749, 6750), copied into many docs, and public
  * keys whose names look like a secret's: every rule that could take them
  * for a secret allows them. */
 #define DOC_EXAMPLES                                                           \
-	"^sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)$"
+	"^sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)$"      \
+	"|^f4556650ac31d35461610bac4ed81b1a181b2d8a43ea2854cbae22ca74560813$"  \
+	"|^(?:2YotnFZFEjr1zCsicMWpAA|tGzv3JOkF0XG5Qx2TlKWIA|"                  \
+	"czZCaGRSa3F0MzpnWDFmQmF0M2JW|mF_9\\.B5f-4\\.1JqM)$"
 #define PUBLIC_KEYS "^(?:pub|sub)-c-"
 
 #define RULE(i, d, k, r, ...)                                                  \
@@ -1296,7 +1301,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .flags = LEAK_RF_WINDOW),
 	RULE("http-basic-auth", "HTTP Basic credentials", "basic",
 	    "(?i:\\bbasic)\\s+([A-Za-z0-9+/]{6,400}={0,2})(?![A-Za-z0-9+/=])",
-	    .validator = LEAK_V_BASIC_AUTH, .before = 2, .after = 420),
+	    .validator = LEAK_V_BASIC_AUTH, .before = 2, .after = 420,
+	    .allow = DOC_EXAMPLES),
 	RULE("http-bearer-token", "HTTP Bearer token", "bearer",
 	    "(?i:\\bbearer)\\s+([A-Za-z0-9_\\-.~+/]{16,2048}=*)"
 	    "(?![A-Za-z0-9_\\-.~+/=])",
@@ -1341,7 +1347,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	 * A cheap check that an assignment follows the name (LEAK_RF_ASSIGN)
 	 * comes before the regex; the
 	 * whole identifier around the keyword is checked for names that hold
-	 * no secret (hashes, ids, lengths, public keys). */
+	 * no secret (hashes, ids, lengths, public keys).  A bare "License: "
+	 * names a licence (Debian copyright files, package metadata), not a
+	 * licence key. */
 	RULE("generic-password", "Password assigned in config or code",
 	    "pass|pwd|pword",
 	    "(?i:(?:password|passwd|passphrase|passcode|pass|pwd|pword)"
@@ -1374,7 +1382,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "key|auth|api_secret|apisecret|api-secret|pat|license",
 	    "(?i:(?<!sec-websocket-)(?<!add )(?<!pub)(?<!public)(?<!public_)"
 	    "(?<!public-)(?:key|auth|(?<![a-z])pat(?![a-z])|"
-	    "license|api[_.\\-]?secret)"
+	    "license(?!:[ \\t])|api[_.\\-]?secret)"
 	    "[A-Za-z0-9_.\\-]{0,20})" QB
 	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
 	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{12,512})",
