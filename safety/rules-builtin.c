@@ -38,7 +38,8 @@
 #define KV(name, value)                                                        \
 	"(?i:" name ")[A-Za-z0-9_.\\-]{0,24}"                                  \
 	"(?:\\s(?i:api|access|secret|auth|client|app|private|key|token|"       \
-	"password|license|integration|write|management|admin)){0,3}" Q         \
+	"password|license|integration|write|management|admin|server|"          \
+	"service|account|bot|personal|user|deploy)){0,3}" Q                    \
 	"?\\s{0,4}(?:=|:=|=>|:|\\(|\\s+is\\s+|\\s)\\s{0,4}" QB                 \
 	"?(?:Bearer\\s+|token\\s+)?(" value ")" EA
 
@@ -1042,11 +1043,11 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("laravel-app-key", "Laravel APP_KEY", "app_key",
 	    "(?i:app_key)[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?(base64:[A-Za-z0-9+/"
 	    "]{43}=)"),
-	RULE("django-secret-key", "Django SECRET_KEY", "django-insecure-",
 	/* Django draws its keys from a-z, 0-9 and !@#$%^&*(-_=+), so "%(",
 	 * "%d" or "%s" are common in them: the generic placeholder check
 	 * would drop a quarter of real keys, and only named placeholders
 	 * are allowed. */
+	RULE("django-secret-key", "Django SECRET_KEY", "django-insecure-",
 	    "(django-insecure-[^\\s\"'`]{40,60})", .flags = LEAK_RF_NOALLOW,
 	    .allow = "(?i)example|your|change|placeholder|here|x{5,}"),
 	RULE("zapier-webhook-url", "Zapier webhook URL", "hooks.zapier.com",
@@ -1313,8 +1314,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .validator = LEAK_V_BASIC_AUTH, .before = 2, .after = 420,
 	    .allow = DOC_EXAMPLES),
 	RULE("http-bearer-token", "HTTP Bearer token", "bearer",
-	    "(?i:\\bbearer)\\s+([A-Za-z0-9_\\-.~+/]{16,2048}=*)"
-	    "(?![A-Za-z0-9_\\-.~+/=])",
+	    "(?i:\\bbearer)\\s+([A-Za-z0-9_\\-.~+/:!]{16,2048}=*)"
+	    "(?![A-Za-z0-9_\\-.~+/=:!])",
 	    .entropy = 3.0,
 	    .flags = LEAK_RF_VALUE | LEAK_RF_GENERIC | LEAK_RF_HEX_OK |
 		LEAK_RF_UUID_OK,
