@@ -890,6 +890,14 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "\\bcurl\\b[^\\n|;&]{0,300}?\\s(?:-u|--user|--proxy-user|-U)\\s*"
 	    "[\"']?[^:\"'\\s]{1,128}:([^\"'\\s]{3,128})",
 	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 600),
+	/* requests' auth=(user, password), Go's req.SetBasicAuth(user,
+	 * password), Python's HTTPBasicAuth(user, password) */
+	RULE("code-basic-auth", "Password passed to a Basic auth call",
+	    "auth=(|auth = (|basicauth(",
+	    "(?i:auth\\s?=\\s?\\(|basicauth\\()\\s*[\"'][^\"'\\s]{1,128}[\"']"
+	    "\\s*,"
+	    "\\s*[\"']([^\"'\\s]{4,128})[\"']",
+	    .validator = LEAK_V_URL_PASSWORD, .after = 300),
 	RULE("pgpass-entry", "Password in a .pgpass line", "pgpass",
 	    "(?m)^[A-Za-z0-9.\\-*]+:(?:\\d+|\\*):[^:\\n]+:[^:\\n]+:([^\\n]{4,"
 	    "128})$",
