@@ -1340,8 +1340,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("http-api-key-header", "API key in an HTTP header",
 	    "api-key|apikey|auth-token|access-token|private-token|"
 	    "subscription-key|x-token|-key:",
-	    "(?i:(?<![A-Za-z0-9_\\-])(?!sec-websocket-)(?:x-)?(?:[a-z0-9]+-){0,"
-	    "3}"
+	    "(?i:(?<![A-Za-z0-9_\\-])(?!sec-websocket-|idempotency-)"
+	    "(?:x-)?(?:[a-z0-9]+-){0,3}"
 	    "(?:api-?key|apikey|auth-token|"
 	    "access-token|private-token|subscription-key|token|secret|key)"
 	    "\\s*:\\s*)([A-Za-z0-9_\\-.~+/=:]{12,512})(?![A-Za-z0-9_\\-.~+/=])",
