@@ -324,8 +324,29 @@ b64_public_der(const uint8_t *s, size_t n)
 /* The value of a context rule: not a reference, a path, an identifier,
  * a number, a hash, a word or public PEM material; for passwords the bar
  * is lower. */
+/* Does the matched text name an API key, an auth token or a secret?
+ * Many providers issue UUIDs as API keys (Statuspage, Heap, Postmark,
+ * Snyk, ...), so a generic rule takes a UUID under such a name, while
+ * ids, session keys and idempotency keys stay quiet. */
 static bool
-value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
+names_api_secret(const uint8_t *ctx, size_t n)
+{
+	static const char *const words[] = { "apikey", "api_key", "api-key",
+		"apitoken", "api_token", "api-token", "authtoken", "auth_token",
+		"auth-token", "secret" };
+
+	for (size_t k = 0; k < AXG_ARRAY_LEN(words); k++) {
+		size_t l = strlen(words[k]);
+		for (size_t i = 0; i + l <= n; i++)
+			if (axg_strncaseeq((const char *)ctx + i, words[k], l))
+				return true;
+	}
+	return false;
+}
+
+static bool
+value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n,
+    bool uuid_ok)
 {
 	size_t lower = 0, upper = 0, digit = 0, other = 0, ident = 0;
 	bool password = (r->flags & LEAK_RF_PASSWORD) != 0;
@@ -343,7 +364,7 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n)
 		return false;
 	if (is_hash(s, n))
 		return false;
-	if (!(r->flags & LEAK_RF_UUID_OK) && is_uuid(s, n))
+	if (!(r->flags & LEAK_RF_UUID_OK) && !uuid_ok && is_uuid(s, n))
 		return false;
 	if (!(r->flags & LEAK_RF_HEX_OK) && n >= 32 && all_hex(s, n))
 		return false;
@@ -518,8 +539,6 @@ leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
     const pcre2_code *allow, pcre2_match_data *md, pcre2_match_context *mc,
     const uint8_t *s, size_t n, const uint8_t *ctx, size_t ctxlen)
 {
-	(void)ctx;
-	(void)ctxlen;
 	if (n == 0)
 		return false;
 	if (r->entropy > 0) {
@@ -532,7 +551,9 @@ leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
 		if (leak_entropy(s, n) < floor_)
 			return false;
 	}
-	if ((r->flags & LEAK_RF_VALUE) && !value_shape_ok(r, s, n))
+	if ((r->flags & LEAK_RF_VALUE) &&
+	    !value_shape_ok(r, s, n,
+		(r->flags & LEAK_RF_GENERIC) && names_api_secret(ctx, ctxlen)))
 		return false;
 	switch (r->validator) {
 	case LEAK_V_BASIC_AUTH:

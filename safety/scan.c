@@ -395,6 +395,7 @@ confirm(struct hitctx *h, uint32_t ri, const struct leak_rule_code *code,
 	/* A value followed by '(' is a call, not a literal. */
 	if ((r->flags & LEAK_RF_VALUE) && b < h->n && h->p[b] == '(')
 		return;
+	size_t cs = ov[0]; /* the context the value checks see */
 	if ((r->flags & LEAK_RF_GENERIC) && !(r->flags & LEAK_RF_WINDOW)) {
 		/* The whole identifier the keyword sits in. */
 		size_t ns = ov[0], ne = ov[0];
@@ -404,10 +405,11 @@ confirm(struct hitctx *h, uint32_t ri, const struct leak_rule_code *code,
 			ne++;
 		if (benign_name(h->p + ns, ne - ns))
 			return;
+		cs = ns;
 	}
 	if (!leak_secret_ok(sc->rs, r,
 		atomic_load_explicit(&code->allow, memory_order_relaxed),
-		sc->md2, sc->mc, h->p + a, b - a, h->p + ov[0], ov[1] - ov[0]))
+		sc->md2, sc->mc, h->p + a, b - a, h->p + cs, ov[1] - cs))
 		return;
 	if (is_ignored(sc, h->p + a, b - a))
 		return;
