@@ -526,10 +526,13 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "xoxe.xox|xoxe-",
 	    B "(xoxe(?:\\.xox[bp])?-\\d-[A-Za-z0-9]{100,170})" EA,
 	    .after = 260),
+	/* services/T/B/secret; workflows/T/A/<digits>/secret and
+	 * triggers/T/<digits>/secret (Workflow Builder) */
 	RULE("slack-webhook-url", "Slack incoming webhook URL",
 	    "hooks.slack.com",
 	    "(https?://hooks\\.slack\\.com/(?:services|workflows|triggers)/"
-	    "[A-Za-z0-9_]{8,12}/[A-Za-z0-9_]{8,12}/[A-Za-z0-9_]{20,48})",
+	    "[A-Za-z0-9_]{8,12}/(?:[A-Za-z0-9_]{8,12}/)?(?:[0-9]{10,24}/)?"
+	    "[A-Za-z0-9_]{20,48})",
 	    .before = 10, .flags = LEAK_RF_WINDOW),
 	RULE("discord-webhook-url", "Discord webhook URL", "discord",
 	    "(https?://(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/"
