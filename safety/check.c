@@ -516,12 +516,13 @@ url_password_ok(const struct leak_ruleset *rs, pcre2_match_data *md,
 {
 	static const char *const words[] = { "password", "passwd", "pass",
 		"pwd", "secret", "changeme", "user", "username", "pw", "xxx",
-		"****", "<password>", "test", "example", "token" };
+		"****", "<password>", "test", "example", "token", "xyz", "abc",
+		"123", "foo", "bar", "baz", "qwerty" };
 
 	if (n > 1 && (s[0] == '\'' || s[0] == '{'))
 		s++, n -= 2; /* quoted connection-string values */
-	if (n == 0)
-		return false;
+	if (n < 3)
+		return false; /* https://a:b@host, in docs */
 	for (size_t i = 0; i < AXG_ARRAY_LEN(words); i++)
 		if (strlen(words[i]) == n &&
 		    axg_strncaseeq((const char *)s, words[i], n))

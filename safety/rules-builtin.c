@@ -1247,7 +1247,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("sql-identified-by", "Password in SQL IDENTIFIED BY", "identified",
 	    "(?i:identified\\s+by)\\s+(?:password\\s+)?['\"]([^'\"]{4,128})"
 	    "['\"]",
-	    .validator = LEAK_V_URL_PASSWORD),
+	    .validator = LEAK_V_URL_PASSWORD,
+	    .flags = LEAK_RF_VALUE | LEAK_RF_PASSWORD),
 
 	/* ---- private keys ---- */
 	RULE("private-key", "PEM private key", "private key-----",
