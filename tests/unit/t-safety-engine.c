@@ -701,7 +701,9 @@ put_piece(struct axg_buf *b)
 		" is ", " ", "  ", "\"", "'", "`", "]", "(", ".", "_", "-",
 		"Bearer ", "token ", "\t", "\n", "&", ";", ",", "{", "}", "/",
 		"+", "x", "Q", "7", "f", "0", "ab", "Zz", "9c", "e1f", "pat",
-		"key", "=\"", "\": \"", "SK", "a.b" };
+		"key", "=\"", "\": \"", "SK", "a.b",
+		/* quotes as JSON-escaped text writes them */
+		"\\", "\\\"", "=\\\"", "\\\": \\\"", "\\\\\\\"" };
 
 	axg_buf_puts(b, pieces[rnd() % AXG_ARRAY_LEN(pieces)]);
 }
