@@ -346,7 +346,7 @@ names_api_secret(const uint8_t *ctx, size_t n)
 
 static bool
 value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n,
-    bool uuid_ok)
+    const uint8_t *ctx, size_t ctxlen)
 {
 	size_t lower = 0, upper = 0, digit = 0, other = 0, ident = 0;
 	bool password = (r->flags & LEAK_RF_PASSWORD) != 0;
@@ -364,7 +364,8 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n,
 		return false;
 	if (is_hash(s, n))
 		return false;
-	if (!(r->flags & LEAK_RF_UUID_OK) && !uuid_ok && is_uuid(s, n))
+	if (!(r->flags & LEAK_RF_UUID_OK) && is_uuid(s, n) &&
+	    !((r->flags & LEAK_RF_GENERIC) && names_api_secret(ctx, ctxlen)))
 		return false;
 	if (!(r->flags & LEAK_RF_HEX_OK) && n >= 32 && all_hex(s, n))
 		return false;
@@ -552,9 +553,7 @@ leak_secret_ok(const struct leak_ruleset *rs, const struct leak_rule *r,
 		if (leak_entropy(s, n) < floor_)
 			return false;
 	}
-	if ((r->flags & LEAK_RF_VALUE) &&
-	    !value_shape_ok(r, s, n,
-		(r->flags & LEAK_RF_GENERIC) && names_api_secret(ctx, ctxlen)))
+	if ((r->flags & LEAK_RF_VALUE) && !value_shape_ok(r, s, n, ctx, ctxlen))
 		return false;
 	switch (r->validator) {
 	case LEAK_V_BASIC_AUTH:
