@@ -430,7 +430,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    KV("wandb", HEX(40) "|[a-z0-9\\-]{0,10}v1_[A-Za-z0-9]{70,90}"),
 	    CTXH),
 	RULE("voyage-api-key", "Voyage AI API key", "pa-|voyage",
-	    "(?:voyage|VOYAGE)[A-Za-z_]{0,12}[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
+	    "(?:voyage|VOYAGE)[A-Za-z_]{0,12}" Q "?\\s{0,4}[=:]\\s{0,4}" Q "?"
 	    "(pa-[A-Za-z0-9_\\-]{40,50})" E,
 	    .before = 40),
 	RULE("stability-api-key", "Stability AI API key", "stability",
@@ -495,7 +495,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(AQE[A-Za-z0-9]{3}[A-Za-z0-9+/=_\\-]{150,300})", .after = 400,
 	    .entropy = 4.0),
 	RULE("gocardless-token", "GoCardless access token", "gocardless",
-	    "(?i:gocardless)[A-Za-z_]{0,20}[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
+	    "(?i:gocardless)[A-Za-z_]{0,20}" Q "?\\s{0,4}[=:]\\s{0,4}" Q "?"
 	    "((?:live|sandbox)_[A-Za-z0-9_\\-=]{40})" E,
 	    .before = 60),
 	RULE("lemonsqueezy-api-key", "Lemon Squeezy API key", "lemon",
@@ -702,7 +702,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("etsy-api-key", "Etsy API key", "etsy", KV("etsy", "[a-z0-9]{24}"),
 	    CTX),
 	RULE("lob-api-key", "Lob API key", "lob",
-	    "(?i:lob)[A-Za-z_]{0,16}[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
+	    "(?i:lob)[A-Za-z_]{0,16}" Q "?\\s{0,4}[=:]\\s{0,4}" Q "?"
 	    "((?:live|test)_[a-f0-9]{35})" EA,
 	    .before = 40),
 	RULE("yandex-api-key", "Yandex API key", "aqvn",
@@ -712,7 +712,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "(y[0-3]_[A-Za-z0-9_\\-]{55}|"
 	    "t1\\.[A-Za-z0-9_\\-]{1,64}={0,2}\\.[A-Za-z0-9_\\-]{86}={0,2})" E),
 	RULE("beamer-api-token", "Beamer API token", "beamer",
-	    "(?i:beamer)[A-Za-z_]{0,16}[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
+	    "(?i:beamer)[A-Za-z_]{0,16}" Q "?\\s{0,4}[=:]\\s{0,4}" Q "?"
 	    "(b_[A-Za-z0-9=_\\-]{44})" E,
 	    .before = 40),
 
@@ -839,8 +839,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(sm_(?:pat|aat|sat)_[A-Za-z0-9]{16})" EA),
 	RULE("sidekiq-credentials", "Sidekiq Enterprise credentials",
 	    "contribsys|bundle_enterprise__contribsys__com|sidekiq",
-	    "(?i:contribsys__com|sidekiq)[A-Za-z0-9_.\\-]{0,24}[\"']?\\s{0,4}"
-	    "[=:]\\s{0,4}[\"']?(" HEX(8) ":" HEX(8) ")" EA "|https?://" HEX(
+	    "(?i:contribsys__com|sidekiq)[A-Za-z0-9_.\\-]{0,24}" Q "?\\s{0,4}"
+	    "[=:]\\s{0,4}" Q "?(" HEX(8) ":" HEX(8) ")" EA "|https?://" HEX(
 		8) ":(" HEX(8) ")@(?:gems|enterprise)\\.contribsys"
 			       "\\.com",
 	    .before = 40, .flags = LEAK_RF_WINDOW),
@@ -883,7 +883,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    CTX),
 	RULE("shopify-custom-token", "Shopify custom app token",
 	    "shpat_|shpss_",
-	    "(?i:shopify)[A-Za-z_]{0,20}[=:]\\s*[\"']?(" HEX(32) ")" EA,
+	    "(?i:shopify)[A-Za-z_]{0,20}[=:]\\s*" Q "?(" HEX(32) ")" EA,
 	    .before = 40, .flags = LEAK_RF_HEX_OK),
 	RULE("netrc-password", "Password in a .netrc entry", "machine",
 	    "\\bmachine\\s+\\S+\\s+(?:login\\s+\\S+\\s+)?password\\s+(\\S{3,"
@@ -970,7 +970,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "akab-", B "(akab-[a-z0-9]{16}-[a-z0-9]{16})" EA),
 	RULE("akamai-client-secret", "Akamai EdgeGrid client secret",
 	    "client_secret|client-secret",
-	    "(?i:client[_\\-]secret)[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?"
+	    "(?i:client[_\\-]secret)" Q "?\\s{0,4}[=:]\\s{0,4}" Q "?"
 	    "([A-Za-z0-9+/]{43}=)",
 	    .entropy = 4.0),
 	RULE("consul-token", "HashiCorp Consul ACL token", "consul",
@@ -1052,7 +1052,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "rails_master_key|secret_key_base",
 	    KV("rails_master_key|secret_key_base", HEX(128) "|" HEX(32)), CTXH),
 	RULE("laravel-app-key", "Laravel APP_KEY", "app_key",
-	    "(?i:app_key)[\"']?\\s{0,4}[=:]\\s{0,4}[\"']?(base64:[A-Za-z0-9+/"
+	    "(?i:app_key)" Q "?\\s{0,4}[=:]\\s{0,4}" Q "?(base64:[A-Za-z0-9+/"
 	    "]{43}=)"),
 	/* Django draws its keys from a-z, 0-9 and !@#$%^&*(-_=+), so "%(",
 	 * "%d" or "%s" are common in them: the generic placeholder check
@@ -1070,8 +1070,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "key=[A-Za-z0-9_\\-]{30,50}&token=[A-Za-z0-9_\\-%=]{30,80})"),
 	RULE("kubernetes-bootstrap-token", "Kubernetes bootstrap token",
 	    "--token|bootstrap",
-	    "(?i:--token|bootstrap[A-Za-z_\\-]{0,12}token)[\"']?\\s{0,4}[=: ]"
-	    "\\s{0,4}[\"']?([a-z0-9]{6}\\.[a-z0-9]{16})(?![A-Za-z0-9])"),
+	    "(?i:--token|bootstrap[A-Za-z_\\-]{0,12}token)" Q "?\\s{0,4}[=: ]"
+	    "\\s{0,4}" Q "?([a-z0-9]{6}\\.[a-z0-9]{16})(?![A-Za-z0-9])"),
 
 	/* ---- more providers: data, infra, dev tools, AI ---- */
 	RULE("pinecone-api-key-legacy", "Pinecone legacy API key", "pinecone",
@@ -1122,8 +1122,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("helicone-api-key", "Helicone API key", "sk-helicone-",
 	    B "(sk-helicone-[a-z0-9\\-]{20,80})" E),
 	RULE("openweather-api-key", "OpenWeather API key", "appid=|openweather",
-	    "(?:[?&](?i:appid)=|(?i:openweather)[A-Za-z0-9_.\\-]{0,24}[\"']?"
-	    "\\s{0,4}[=:]\\s{0,4}[\"']?)(" HEX(32) ")" EA,
+	    "(?:[?&](?i:appid)=|(?i:openweather)[A-Za-z0-9_.\\-]{0,24}" Q "?"
+	    "\\s{0,4}[=:]\\s{0,4}" Q "?)(" HEX(32) ")" EA,
 	    .before = 2, .flags = LEAK_RF_WINDOW | LEAK_RF_HEX_OK),
 	RULE("jdbc-password", "Password in a JDBC URL", "jdbc:",
 	    "(?i:jdbc:[a-z0-9]+:)(?:(?i:thin|oci8?):)?(?:[A-Za-z0-9_.$#\\-]"
@@ -1334,7 +1334,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .before = 2, .after = 2100, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("http-token-auth", "HTTP Authorization token header",
 	    "authorization",
-	    "(?i:\\b(?:proxy-)?authorization\\s*[:=]\\s*[\"']?"
+	    "(?i:\\b(?:proxy-)?authorization\\s*[:=]\\s*" Q "?"
 	    "(?:token|bot|apikey|api-key|key|sso-key|ssws|digest|dsn|otoken)"
 	    "\\s+)"
 	    "([A-Za-z0-9_\\-.~+/:=]{16,512})",
