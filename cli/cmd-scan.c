@@ -101,6 +101,7 @@ cmd_scan(int argc, char **argv)
 	char err[512];
 	int c, status = AXG_EXIT_OK;
 	size_t found = 0;
+	bool truncated = false;
 
 	leak_findings_init(&f);
 	optind = 1;
@@ -178,12 +179,19 @@ cmd_scan(int argc, char **argv)
 		} else {
 			report(name, data, len, &f, json, arr);
 			found += f.n;
+			if (f.truncated) {
+				fprintf(stderr,
+				    "axgate scan: %s: more than %d findings; "
+				    "only the first are listed\n",
+				    name, LEAK_FINDINGS_MAX);
+				truncated = true;
+			}
 		}
 		free(data);
 	}
 	if (json) {
-		json_t *doc = json_pack("{s:o, s:I}", "findings", arr, "count",
-		    (json_int_t)found);
+		json_t *doc = json_pack("{s:o, s:I, s:b}", "findings", arr,
+		    "count", (json_int_t)found, "truncated", truncated);
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(doc);

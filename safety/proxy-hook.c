@@ -370,7 +370,9 @@ release(struct leak_req *rq, uint64_t upto, px_scan_emit_cb emit,
 		while (k < rq->f.n && rq->f.v[k].offset < rq->held_off + n)
 			k++;
 		if (k > 0) {
-			struct leak_findings part = { rq->f.v, k, k };
+			struct leak_findings part = { .v = rq->f.v,
+				.n = k,
+				.cap = k };
 
 			redact_into(&out, rq->held.data, n, &part,
 			    (size_t)rq->held_off, "[", "]");

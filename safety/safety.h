@@ -61,6 +61,9 @@ struct leak_finding {
 struct leak_findings {
 	struct leak_finding *v;
 	size_t n, cap;
+	/* a scan met more than LEAK_FINDINGS_MAX findings (or candidates
+	 * past its bound) and reported only the first ones */
+	bool truncated;
 };
 
 void leak_findings_init(struct leak_findings *f);

@@ -69,6 +69,7 @@ struct leak_scan {
 
 	struct cand *c;
 	size_t nc, capc;
+	bool capped; /* a candidate was dropped at the bound */
 
 	struct ignored ign[IGNORE_MAX];
 	size_t nign;
@@ -103,6 +104,7 @@ void
 leak_findings_reset(struct leak_findings *f)
 {
 	f->n = 0;
+	f->truncated = false;
 }
 
 void
@@ -246,8 +248,10 @@ add_cand(struct leak_scan *sc, const struct layer *ly, uint32_t rule, size_t a,
 		if (o->rule == c.rule && o->off == c.off && o->len == c.len)
 			return;
 	}
-	if (sc->nc == LEAK_FINDINGS_MAX * 4)
+	if (sc->nc == LEAK_FINDINGS_MAX * 4) {
+		sc->capped = true;
 		return;
+	}
 	if (sc->nc == sc->capc) {
 		sc->capc = sc->capc ? sc->capc * 2 : 16;
 		sc->c = axg_reallocarray(sc->c, sc->capc, sizeof(*sc->c));
@@ -1170,6 +1174,7 @@ emit_findings(struct leak_scan *sc, const uint8_t *buf, size_t len,
 	if (sc->nc == 0)
 		return 0;
 	qsort(sc->c, sc->nc, sizeof(*sc->c), cand_cmp_priority);
+	/* (sc->capped may already be set by the candidate bound) */
 	for (size_t i = 0; i < sc->nc; i++) {
 		bool overlap = false;
 		for (size_t j = 0; j < kept && !overlap; j++)
@@ -1177,6 +1182,8 @@ emit_findings(struct leak_scan *sc, const uint8_t *buf, size_t len,
 			    sc->c[j].off < sc->c[i].off + sc->c[i].len;
 		if (!overlap && kept < LEAK_FINDINGS_MAX)
 			sc->c[kept++] = sc->c[i];
+		else if (!overlap)
+			sc->capped = true;
 	}
 	qsort(sc->c, kept, sizeof(*sc->c), cand_cmp_off);
 	if (out->n + kept > out->cap) {
@@ -1199,6 +1206,8 @@ emit_findings(struct leak_scan *sc, const uint8_t *buf, size_t len,
 			make_preview(f->preview, sizeof(f->preview),
 			    buf + c->off, c->len);
 	}
+	if (sc->capped)
+		out->truncated = true;
 	return (int)kept;
 }
 
@@ -1210,6 +1219,7 @@ leak_scan_buffer(struct leak_scan *sc, const void *buf, size_t len,
 	const uint8_t *p = buf;
 
 	sc->nc = 0;
+	sc->capped = false;
 	sc->failed = 0;
 	sc->errmsg[0] = '\0';
 	if (len == 0)

@@ -34,6 +34,21 @@ is "$rc" 1 "JSON from stdin exits 1"
 like "$out" '"rule_id": "github-pat"' "JSON names the rule"
 like "$out" '"count": 2' "JSON counts the findings"
 like "$out" '"file": "(stdin)"' "stdin is named"
+like "$out" '"truncated": false' "and says nothing was left out"
+
+# More findings than one scan keeps: the first are listed and the user is
+# told, in JSON too.
+awk 'BEGIN { a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	x = 3; for (l = 0; l < 4200; l++) { printf "t%d ghp_", l;
+	for (i = 0; i < 36; i++) { x = (x * 1103515245 + 12345) % 2147483648;
+	printf "%s", substr(a, int(x / 65536) % 62 + 1, 1) } printf "\n" } }' \
+    > "$tmp/many.txt"
+out=$("$AXGATE" scan --format json "$tmp/many.txt" 2>"$tmp/many.err"); rc=$?
+is "$rc" 1 "4,200 secrets: exit 1"
+like "$out" '"count": 4096' "the first 4,096 are listed"
+like "$out" '"truncated": true' "JSON says the list is cut"
+like "$(cat "$tmp/many.err")" "many.txt: more than 4096 findings; only the first are listed" \
+	"and so does stderr"
 
 printf 'q=%s\n' "$(printf '%s' "$ghp" | sed 's/_/%5F/')" > "$tmp/enc.txt"
 out=$("$AXGATE" scan "$tmp/enc.txt"); rc=$?
