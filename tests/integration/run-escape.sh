@@ -32,6 +32,7 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
 s.bind(("::", int(sys.argv[1])))
 s.listen(64)
+open(sys.argv[2] + ".ready", "w").close()
 while True:
     c, a = s.accept()
     with open(sys.argv[2], "a") as f:
@@ -39,7 +40,12 @@ while True:
     c.close()
 PY
 listener=$!
-sleep 0.5
+i=0
+while [ ! -f "$tmp/hits.ready" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -f "$tmp/hits.ready" ] || { echo "Bail out! the host listener did not start"; exit 1; }
 
 cat >"$tmp/p.yaml" <<YAML
 version: 1
@@ -134,9 +140,16 @@ hits=0
 [ -f "$tmp/hits" ] && hits=$(wc -l <"$tmp/hits")
 is "$hits" 0 "the host listener saw no connection from any job"
 curl -s -m 2 "http://127.0.0.1:$lport/" >/dev/null 2>&1
-sleep 0.2
+# the listener writes its line after the accept: give a loaded machine
+# up to 10 s to get there
 hits=0
-[ -f "$tmp/hits" ] && hits=$(wc -l <"$tmp/hits")
+i=0
+while [ $i -lt 100 ]; do
+	[ -f "$tmp/hits" ] && hits=$(wc -l <"$tmp/hits")
+	[ "$hits" -gt 0 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
 is "$hits" 1 "... and it does see one from the host (it was listening)"
 
 # Teardown: 100 launches leave no link, no table, no process behind.
