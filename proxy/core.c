@@ -710,6 +710,19 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 			: "too many connections from this client");
 		return;
 	}
+	/* The listener hands over a connection only once the client has
+	 * sent something (TCP_DEFER_ACCEPT, add_listener): its head is
+	 * most likely here.  Read it now, one readv, instead of waiting for
+	 * epoll to say so and for the bufferevent's FIONREAD before its
+	 * read.  The end of stream or an error is left for the
+	 * bufferevent's own read to report. */
+	{
+		struct evbuffer *in = bufferevent_get_input(c->cli);
+
+		evbuffer_unfreeze(in, 0);
+		read_into(in, fd, px->cfg.http.max_head);
+		evbuffer_freeze(in, 0);
+	}
 	px_conn_start_head(c);
 }
 
@@ -821,6 +834,13 @@ add_listener(struct px_proxy *px, evutil_socket_t fd, char *err, size_t errlen)
 		 * sockets inherit this from the listener (one system call
 		 * less per connection) */
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		/* and accept a connection only once its client has sent
+		 * (a client always speaks first here): the head is read at
+		 * once (accept_cb), and a client that connects and stays
+		 * silent is kept by the kernel for about a second before it
+		 * counts against the limits and its head timeout starts */
+		setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one,
+		    sizeof(one));
 	}
 	l = evconnlistener_new(px->base, accept_cb, px,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, -1, fd);

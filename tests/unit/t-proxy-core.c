@@ -1593,6 +1593,31 @@ test_limits(void)
 		is_int(records_since(base_recs, 1), 1, "lifetime: one record");
 		is_str(rec_at(base_recs).stage, "lifetime", "lifetime: stage");
 	}
+	/* Connections are handed over once their client has sent
+	 * (TCP_DEFER_ACCEPT): two silent ones do not yet count against the
+	 * limit of 2 per client, so a third that sends its head at once is
+	 * served; the silent ones are handed over later and closed at the
+	 * head timeout. */
+	{
+		char req[256], head[512];
+		int s1 = cli_connect(pxb_port), s2 = cli_connect(pxb_port);
+		int fd = cli_connect(pxb_port);
+
+		snprintf(req, sizeof(req),
+		    "CONNECT allowed.test:%d HTTP/1.1\r\nHost: x\r\n\r\n",
+		    echo_port);
+		cli_sends(fd, req);
+		cli_read_head(fd, head, sizeof(head));
+		is_int(status_of(head), 200,
+		    "silent connections do not count until they send");
+		close(fd);
+		cli_read_all(s1, buf, sizeof(buf), &how);
+		ok(how == 0, "a silent connection is closed in the end");
+		cli_read_all(s2, buf, sizeof(buf), &how);
+		ok(how == 0, "... and the other one");
+		close(s1);
+		close(s2);
+	}
 }
 
 int
