@@ -2,8 +2,9 @@
  *
  * Memory and CPU-rate limits need cgroup v2 (memory.max, cpu.max); a spec
  * asking for them on a host without a writable v2 hierarchy that offers
- * those controllers is refused.  The process limit is RLIMIT_NPROC for the
- * job's dedicated uid, plus pids.max when the pids controller is there. */
+ * those controllers is refused.  The process limit is a pids group of the
+ * job's own where a pids controller can be used (pids.c), else
+ * RLIMIT_NPROC, which counts every process of the job's user on the host. */
 #include "config.h"
 
 #include <errno.h>
@@ -36,7 +37,7 @@ sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan, char *err,
 {
 	plan->n_rlimits = 0;
 	add_rlimit(plan, RLIMIT_CORE, 0);
-	if (spec->max_processes != 0)
+	if (spec->max_processes != 0 && plan->pids_dir == NULL)
 		add_rlimit(plan, RLIMIT_NPROC, spec->max_processes);
 	if (spec->max_open_files != 0)
 		add_rlimit(plan, RLIMIT_NOFILE, spec->max_open_files);

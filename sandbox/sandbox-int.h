@@ -74,6 +74,9 @@ struct sbx_plan {
 		struct rlimit rl;
 	} rlimits[SBX_MAX_RLIMITS];
 	size_t n_rlimits;
+	/* The parent's only: the job's pids group (pids.c), or NULL when
+	 * the process limit is RLIMIT_NPROC. */
+	char *pids_dir;
 
 	/* pipes to the parent (child ends) */
 	int err_w;    /* struct sbx_msg on failure; CLOEXEC so exec closes it */
@@ -120,7 +123,17 @@ int sbx_seccomp_build(const struct sbx_spec *spec, struct sock_fprog out[2],
     char *err, size_t errlen);
 void sbx_seccomp_free(struct sock_fprog out[2]);
 
+/* ---- pids.c ---- */
+/* A pids group of the job's own with pids.max = max (a new path), or NULL
+ * when no pids controller can be used here. */
+char *sbx_pids_create(uint32_t max);
+/* Move pid (the init, before it forks) into the group. */
+int sbx_pids_attach(const char *dir, pid_t pid, char *err, size_t errlen);
+/* Remove the group once its tasks are gone, and free dir. */
+void sbx_pids_remove(char *dir);
+
 /* ---- limits.c ---- */
+/* The rlimits; RLIMIT_NPROC only when plan->pids_dir is NULL. */
 int sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan,
     char *err, size_t errlen);
 /* Check that the cgroup v2 limits the spec asks for can be enforced. */

@@ -119,7 +119,7 @@ struct sbx_spec {
 	const char *user;
 
 	/* Limits; 0 means unset. */
-	uint32_t max_processes;	   /* RLIMIT_NPROC (+ pids.max) */
+	uint32_t max_processes;	   /* a pids group, else RLIMIT_NPROC */
 	uint32_t max_memory_mb;	   /* memory.max: needs cgroup v2 */
 	uint32_t cpu_rate_percent; /* cpu.max: needs cgroup v2 */
 	uint32_t max_open_files;   /* RLIMIT_NOFILE */

@@ -31,6 +31,7 @@ struct sbx_job {
 	int landlock_abi;
 	uint64_t timeout_ms;
 	uint32_t grace_ms;
+	char *pids_dir; /* the job's pids group, or NULL */
 };
 
 void
@@ -114,6 +115,8 @@ prepare(const struct sbx_spec *spec, struct sbx_plan *plan, int *grant_fds,
 		    plan->landlock_abi, SBX_LANDLOCK_ABI_MIN);
 	if (sbx_cgroup_check(spec, err, errlen) == -1)
 		return -1;
+	if (spec->max_processes != 0)
+		plan->pids_dir = sbx_pids_create(spec->max_processes);
 	if (sbx_limits_build(spec, plan, err, errlen) == -1)
 		return -1;
 	plan->cap_last_cap = read_cap_last_cap(err, errlen);
@@ -179,6 +182,8 @@ plan_free(struct sbx_plan *plan)
 	close_fd(&plan->ruleset_fd);
 	sbx_seccomp_free(plan->filters);
 	sbx_mounts_free(plan);
+	sbx_pids_remove(plan->pids_dir);
+	plan->pids_dir = NULL;
 	close_fd(&plan->err_w);
 	close_fd(&plan->status_w);
 	close_fd(&plan->sync_r);
@@ -346,6 +351,15 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	close_fd(&plan.err_w);
 	close_fd(&plan.status_w);
 	close_fd(&plan.sync_r);
+	/* into its pids group while it waits for the byte below, before it
+	 * can fork */
+	job->pids_dir = plan.pids_dir;
+	plan.pids_dir = NULL;
+	if (job->pids_dir != NULL &&
+	    sbx_pids_attach(job->pids_dir, pid, err, errlen) == -1) {
+		rc = SBX_EXIT_SETUP;
+		goto out;
+	}
 	if (write(job->sync_w, "g", 1) != 1) {
 		axg_seterr(err, errlen, "starting the job: %s",
 		    strerror(errno));
@@ -508,6 +522,8 @@ sbx_job_free(struct sbx_job *job)
 	}
 	close_fd(&job->status_r);
 	close_fd(&job->sync_w);
+	/* the init is reaped: the group is empty or about to be */
+	sbx_pids_remove(job->pids_dir);
 	free(job);
 }
 

@@ -32,6 +32,20 @@ like() {
 	esac
 }
 
+unlike() {
+	# unlike GOT SUBSTRING NAME
+	case "$1" in
+	*"$2"*) ok 1 "$3"; diag "got:  '$1'"; diag "want it without: '$2'" ;;
+	*) ok 0 "$3" ;;
+	esac
+}
+
+matches() {
+	# matches GOT ERE NAME: some line of GOT matches the extended regex
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else
+		ok 1 "$3"; diag "got:  '$1'"; diag "want a line matching: '$2'"; fi
+}
+
 skip() { _t_n=$((_t_n + 1)); echo "ok $_t_n - $1 # SKIP $2"; }
 
 # need_root WHY: skip the whole file, saying WHY, unless run as root.

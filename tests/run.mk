@@ -1,10 +1,12 @@
 ## axgate run, end to end.
 TESTS += tests/integration/run-block.sh tests/integration/run-proxy.sh \
 	tests/integration/run-escape.sh tests/integration/run-failclosed.sh \
-	tests/integration/run-mounts.sh tests/integration/run-init.sh
+	tests/integration/run-mounts.sh tests/integration/run-init.sh \
+	tests/integration/run-limits.sh
 EXTRA_DIST += tests/integration/run-block.sh tests/integration/run-proxy.sh \
 	tests/integration/run-escape.sh tests/integration/run-failclosed.sh \
-	tests/integration/run-mounts.sh tests/integration/run-init.sh
+	tests/integration/run-mounts.sh tests/integration/run-init.sh \
+	tests/integration/run-limits.sh
 
 ## failsys: makes one system call fail, then execs the launcher (the
 ## fail-closed suite).  No sanitizers: it execs the launcher in place.

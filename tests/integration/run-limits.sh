@@ -1,0 +1,118 @@
+#!/bin/sh
+# process.max_processes through the real `axgate run`: the job's own pids
+# group, so the tasks of other jobs and daemons of the same user do not
+# count; the group is gone when the job ends, and a killed launcher's group
+# is swept by the next launch.  Without a usable pids controller the limit
+# falls back to RLIMIT_NPROC.
+. "$top_srcdir/tests/lib.sh"
+
+need_root "axgate run needs root (namespaces, Landlock, seccomp, cgroups)"
+need_cmd setpriv
+"$AXGATE" run --policy "$top_srcdir/contrib/policies/minimal.yaml" \
+    -- /bin/true >/dev/null 2>&1 ||
+	skip_all "axgate run does not work on this machine (see run-block.sh)"
+# where our pids group is: the v1 "pids" hierarchy, else cgroup v2
+pids_root=$(awk '$9 == "cgroup" && $NF ~ /(^|,)pids(,|$)/ {print $5; exit}' \
+    /proc/self/mountinfo)
+self=$(sed -n 's/^[0-9]*:pids:\(.*\)/\1/p' /proc/self/cgroup)
+if [ -z "$pids_root" ]; then
+	pids_root=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+	self=$(sed -n 's/^0::\(.*\)/\1/p' /proc/self/cgroup)
+	grep -qw pids "$pids_root$self/cgroup.subtree_control" 2>/dev/null ||
+		skip_all "no pids cgroup controller to use (neither a v1 pids hierarchy nor v2 with pids delegated to $self)"
+fi
+parent=${pids_root}${self%/}
+
+tmp=$(mktemp -d) || exit 1
+holder=""
+cleanup() {
+	[ -n "$holder" ] && { pkill -P "$holder"; kill "$holder"; } 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+chmod 755 "$tmp"
+mkdir "$tmp/ws" && chmod 777 "$tmp/ws"
+printf 'version: 1\nname: limits\nnetwork: {mode: block}\nprocess: {max_processes: 8}\n' \
+	>"$tmp/p.yaml"
+# Eight tasks of nobody on the host, as a daemon of that user would have.
+setpriv --reuid=65534 --regid=65534 --clear-groups /bin/sh -c \
+    'for i in 1 2 3 4 5 6 7 8; do sleep 60 & done; wait' &
+holder=$!
+sleep 0.3
+n=$(ps -u 65534 -o pid= | wc -l)
+ok $([ "$n" -ge 8 ]; echo $?) "nobody has $n processes on the host"
+
+# The job runs as nobody too: its init, sh and six sleeps are 8.
+out=$("$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp/ws" -- /bin/sh -c \
+    'for i in 1 2 3 4 5 6; do sleep 0.2 & done; wait; echo forked' 2>&1)
+is "$out" "forked" "a job forks up to its limit beside the host's processes of its user"
+out=$("$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp/ws" -- /bin/sh -c \
+    'for i in 1 2 3 4 5 6 7; do sleep 0.2 & done; wait; echo forked' 2>&1)
+like "$out" "Cannot fork" "and no further: the limit holds"
+out=$("$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp/ws" -- /bin/sh -c \
+    'sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup; grep "^Max processes" /proc/self/limits' 2>&1)
+matches "$out" "/axgate-[0-9]+-[0-9]+$" "the job is in a pids group of its own"
+if printf '%s\n' "$out" | grep -Eq "^Max processes +8 "; then r=1; else r=0; fi
+ok $r "and RLIMIT_NPROC is not what limits it"
+
+# The group's pids.max, read from the host while the job runs.
+"$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp/ws" -- /bin/sh -c \
+    'sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup; sleep 1' >"$tmp/cg" 2>&1 &
+job=$!
+i=0
+while [ ! -s "$tmp/cg" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+grp=$(head -1 "$tmp/cg")
+grp=${grp##*/}
+is "$(cat "$parent/$grp/pids.max" 2>&1)" 8 "its pids.max is the policy's max_processes"
+wait $job
+is "$(ls -d "$parent"/axgate-* 2>/dev/null | wc -l)" 0 "the group is gone after the job"
+
+# A launcher killed with SIGKILL leaves its (empty) group; the next launch
+# removes it.
+"$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp/ws" -- /bin/sleep 30 >/dev/null 2>&1 &
+launcher=$!
+i=0
+while [ -z "$(ls -d "$parent"/axgate-"$launcher"-* 2>/dev/null)" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 "$launcher"
+wait "$launcher" 2>/dev/null
+i=0
+while [ -n "$(cat "$parent"/axgate-"$launcher"-*/cgroup.procs 2>/dev/null)" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+left=$(ls -d "$parent"/axgate-"$launcher"-* 2>/dev/null | wc -l)
+is "$left" 1 "a killed launcher leaves its group"
+"$AXGATE" run --policy "$tmp/p.yaml" --workspace "$tmp/ws" -- /bin/true
+is "$(ls -d "$parent"/axgate-"$launcher"-* 2>/dev/null | wc -l)" 0 "the next launch sweeps it"
+
+# No pids group to be had (mkdir refused): the limit is RLIMIT_NPROC.
+FAILSYS=${FAILSYS:-tests/integration/failsys}
+if [ -x "$FAILSYS" ]; then
+	out=$("$FAILSYS" 'mkdir:EACCES:1' -- "$AXGATE" run --policy "$tmp/p.yaml" \
+	    --workspace "$tmp/ws" -- /bin/true 2>&1)
+	like "$out" "Resource temporarily unavailable" \
+		"which counts the host's processes of the user: the job cannot start"
+	pkill -P "$holder"
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	holder=""
+	i=0
+	while [ "$(ps -u 65534 -o pid= | wc -l)" -ge 8 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	out=$("$FAILSYS" 'mkdir:EACCES:1' -- "$AXGATE" run --policy "$tmp/p.yaml" \
+	    --workspace "$tmp/ws" -- /bin/sh -c \
+	    'sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup; grep "^Max processes" /proc/self/limits' 2>&1)
+	unlike "$out" "axgate-" "without a pids group of its own"
+	matches "$out" "^Max processes +8 +8 " "the job gets RLIMIT_NPROC"
+else
+	skip "RLIMIT_NPROC fallback" "tests/integration/failsys is not built"
+	skip "RLIMIT_NPROC fallback" "tests/integration/failsys is not built"
+	skip "RLIMIT_NPROC fallback" "tests/integration/failsys is not built"
+fi
+
+done_testing
