@@ -12,7 +12,7 @@ bi_a_tests = \
 	tests/unit/t-policy-bi-units
 check_PROGRAMS += $(bi_a_tests)
 TESTS += $(bi_a_tests)
-EXTRA_DIST += %reldir%/unit/policy-bi.h
+EXTRA_DIST += %reldir%/unit/policy-bi.h %reldir%/unit/policy-bi-sets.h
 
 ## Benchmark (make bench).
 EXTRA_PROGRAMS += tests/bench/bench-policy-bi
