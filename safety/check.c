@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <ctype.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -511,6 +513,27 @@ jwt_ok(const uint8_t *s, size_t n)
 	return ok;
 }
 
+/* A.B or A.B.C of identifiers: an attribute in a format field, such as
+ * {self.password} in a template of a .netrc line. */
+static bool
+dotted_name(const uint8_t *s, size_t n)
+{
+	bool dot = false;
+
+	if (n == 0 || !(isalpha(s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (s[i] == '.') {
+			if (s[i - 1] == '.' || i + 1 == n)
+				return false;
+			dot = true;
+		} else if (!isalnum(s[i]) && s[i] != '_') {
+			return false;
+		}
+	}
+	return dot;
+}
+
 static bool
 url_password_ok(const struct leak_ruleset *rs, pcre2_match_data *md,
     pcre2_match_context *mc, const uint8_t *s, size_t n)
@@ -520,8 +543,12 @@ url_password_ok(const struct leak_ruleset *rs, pcre2_match_data *md,
 		"****", "<password>", "test", "example", "token", "xyz", "abc",
 		"123", "foo", "bar", "baz", "qwerty" };
 
-	if (n > 1 && (s[0] == '\'' || s[0] == '{'))
+	if (n > 1 && (s[0] == '\'' || s[0] == '{')) {
+		/* {self.password}: a format field, not a quoted value */
+		if (s[0] == '{' && dotted_name(s + 1, n - 2))
+			return false;
 		s++, n -= 2; /* quoted connection-string values */
+	}
 	if (n < 3)
 		return false; /* https://a:b@host, in docs */
 	for (size_t i = 0; i < AXG_ARRAY_LEN(words); i++)

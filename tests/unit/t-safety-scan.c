@@ -125,6 +125,30 @@ test_finding_and_redact(void)
 	leak_findings_free(&f);
 }
 
+/* Format fields stand where a template will put a password: a .netrc
+ * line with {self.password} is not a leak, the same line with a password
+ * is, and so is a brace-quoted password in a connection string. */
+static void
+test_format_fields(void)
+{
+	static const char tmpl[] =
+	    "machine api.example.com login bob password {self.password}\n";
+	static const char real[] =
+	    "machine api.example.com login bob password hunter2Xq9Lm\n";
+	static const char odbc[] =
+	    "Server=db;Uid=sa;Pwd={hunter2Xq9};Database=x\n";
+	struct leak_findings f;
+
+	leak_findings_init(&f);
+	is_int(scan(tmpl, strlen(tmpl), &f), 0,
+	    "netrc: {self.password} is a format field");
+	is_int(scan(real, strlen(real), &f), 1, "netrc: a password is found");
+	is_str(f.n ? f.v[0].rule_id : "", "netrc-password", "by its rule");
+	is_int(scan(odbc, strlen(odbc), &f), 1,
+	    "connection string: a password in braces is found");
+	leak_findings_free(&f);
+}
+
 static void
 test_ignore(void)
 {
@@ -621,6 +645,7 @@ main(void)
 	sc = leak_scan_new(rs, err, sizeof(err));
 	test_rules();
 	test_finding_and_redact();
+	test_format_fields();
 	test_ignore();
 	test_decoding();
 	test_hex();
