@@ -118,26 +118,15 @@ bound_to_v1(const char *ctl)
 {
 	char *c = axg_read_file("/proc/self/cgroup", 65536, NULL, NULL, 0);
 	bool res = false;
-	size_t n = strlen(ctl);
 
 	for (char *line = c; line != NULL && *line != '\0' && !res;) {
 		char *end = strchr(line, '\n');
 		char *list = strchr(line, ':');
 		char *lend = list ? strchr(list + 1, ':') : NULL;
 
-		if (list != NULL && lend != NULL &&
-		    (end == NULL || lend < end)) {
-			for (char *p = list + 1; p < lend;) {
-				char *q = memchr(p, ',', (size_t)(lend - p));
-
-				if (q == NULL)
-					q = lend;
-				if ((size_t)(q - p) == n &&
-				    memcmp(p, ctl, n) == 0)
-					res = true;
-				p = q + 1;
-			}
-		}
+		if (list != NULL && lend != NULL && (end == NULL || lend < end))
+			res = sbx_in_list(list + 1, (size_t)(lend - list - 1),
+			    ctl);
 		line = end ? end + 1 : NULL;
 	}
 	free(c);

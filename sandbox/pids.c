@@ -34,6 +34,25 @@
 #define PIDS_PREFIX	 "axgate-"
 #define PIDS_RMDIR_TRIES 50 /* 2 ms apart: tasks leave a group lazily */
 
+/* Is w one of the comma-separated names of list (n bytes)?  A hierarchy
+ * can carry several controllers: "4:cpu,pids:/". */
+bool
+sbx_in_list(const char *list, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+
+	for (const char *p = list, *end = list + n; p < end;) {
+		const char *q = memchr(p, ',', (size_t)(end - p));
+
+		if (q == NULL)
+			q = end;
+		if ((size_t)(q - p) == wl && memcmp(p, w, wl) == 0)
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
 /* The pids hierarchy's mount point and our group in it, joined; NULL when
  * none is mounted or our group cannot be placed in it. */
 static char *
@@ -61,13 +80,7 @@ pids_parent(void)
 		    sscanf(dash + 3, "%63s %*s %1023s", fs, opts) != 2)
 			continue;
 		if (strcmp(fs, "cgroup") == 0) {
-			char *o, *os = NULL;
-
-			for (o = strtok_r(opts, ",", &os); o != NULL;
-			     o = strtok_r(NULL, ",", &os))
-				if (strcmp(o, "pids") == 0)
-					break;
-			if (o != NULL) {
+			if (sbx_in_list(opts, strlen(opts), "pids")) {
 				axg_strlcpy(mnt, m, sizeof(mnt));
 				axg_strlcpy(root, r, sizeof(root));
 				v1 = true;
@@ -86,8 +99,8 @@ pids_parent(void)
 		    ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1))
 		    : NULL;
 		if (c2 != NULL &&
-		    ((v1 && (size_t)(c2 - c1 - 1) == 4 &&
-			 memcmp(c1 + 1, "pids", 4) == 0) ||
+		    ((v1 &&
+			 sbx_in_list(c1 + 1, (size_t)(c2 - c1 - 1), "pids")) ||
 			(!v1 && c2 == c1 + 1 && c1 == l + 1 && l[0] == '0'))) {
 			self = c2 + 1;
 			selflen = (size_t)(end - self);

@@ -124,6 +124,8 @@ int sbx_seccomp_build(const struct sbx_spec *spec, struct sock_fprog out[2],
 void sbx_seccomp_free(struct sock_fprog out[2]);
 
 /* ---- pids.c ---- */
+/* Is w one of the comma-separated names in list (n bytes)? */
+bool sbx_in_list(const char *list, size_t n, const char *w);
 /* A pids group of the job's own with pids.max = max (a new path), or NULL
  * when no pids controller can be used here. */
 char *sbx_pids_create(uint32_t max);
