@@ -152,6 +152,15 @@ test_cgroup(void)
 	ok(sbx_cgroup_check(&s, err, sizeof(err)) == -1,
 	    "max_memory_mb is refused until cgroup v2 limits are applied");
 	like_str(err, "max_memory_mb", "the message names the limit");
+	/* the controller lists of /proc/self/cgroup and of cgroup mounts */
+	ok(sbx_in_list("pids", 4, "pids"), "a hierarchy of pids alone");
+	ok(sbx_in_list("cpu,pids", 8, "pids") &&
+		sbx_in_list("pids,cpu", 8, "pids"),
+	    "pids shares its hierarchy with cpu, either side");
+	ok(!sbx_in_list("pidsx,cpu", 9, "pids") &&
+		!sbx_in_list("cpu,xpids", 9, "pids") &&
+		!sbx_in_list("", 0, "pids") && !sbx_in_list("pids", 3, "pids"),
+	    "only a whole name counts, within the given length");
 }
 
 int
