@@ -15,7 +15,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
@@ -402,24 +404,50 @@ dial_next(struct px_conn *c)
 		socklen_t len = ss->ss_family == AF_INET6
 		    ? sizeof(struct sockaddr_in6)
 		    : sizeof(struct sockaddr_in);
+		int fd, one = 1;
+		bool now;
 
+		fd = socket(ss->ss_family,
+		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+		if (fd < 0)
+			continue;
+		px->stats.dials++;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, (struct sockaddr *)ss, len) == 0) {
+			now = true;
+		} else if (errno == EINPROGRESS) {
+			struct sockaddr_storage peer;
+			socklen_t pl = sizeof(peer);
+
+			/* A peer on this host has usually answered before
+			 * connect() returned: then there is no writable
+			 * event to wait for. */
+			now =
+			    getpeername(fd, (struct sockaddr *)&peer, &pl) == 0;
+		} else {
+			close(fd);
+			continue;
+		}
 		c->up =
-		    bufferevent_socket_new(px->base, -1, BEV_OPT_CLOSE_ON_FREE);
-		if (c->up == NULL)
+		    bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
+		if (c->up == NULL) {
+			close(fd);
 			break;
+		}
 		c->state = PX_ST_DIALING;
 		c->up_addr = *ss;
 		bufferevent_setcb(c->up, NULL, NULL, up_eventcb, c);
-		px->stats.dials++;
-		px_conn_arm(c, px->cfg.connect_timeout_ms);
-		if (bufferevent_socket_connect(c->up, (struct sockaddr *)ss,
-			(int)len) == 0) {
-			int one = 1;
-
-			setsockopt(bufferevent_getfd(c->up), IPPROTO_TCP,
-			    TCP_NODELAY, &one, sizeof(one));
+		if (now) {
+			/* in a moment, once the caller (the head's parser, say)
+			 * has returned: the timer, made active now */
+			c->dial_ready = true;
+			event_active(c->timer, EV_TIMEOUT, 1);
 			return;
 		}
+		px_conn_arm(c, px->cfg.connect_timeout_ms);
+		/* the socket is connecting: libevent waits for it */
+		if (bufferevent_socket_connect(c->up, NULL, 0) == 0)
+			return;
 		bufferevent_free(c->up);
 		c->up = NULL;
 	}
@@ -518,6 +546,11 @@ px_conn_timer_fired(struct px_conn *c)
 		    "name resolution timed out");
 		return;
 	case PX_ST_DIALING:
+		if (c->dial_ready) {
+			c->dial_ready = false;
+			connected(c);
+			return;
+		}
 		dial_next(c);
 		return;
 	case PX_ST_INFERENCE:

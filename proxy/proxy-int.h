@@ -101,6 +101,7 @@ struct px_conn {
 	bool in_request; /* a head was read and no record written yet */
 	bool is_connect;
 	bool dialed;
+	bool dial_ready; /* connected at once: connected() runs next */
 	struct px_hostport target;
 	struct evdns_getaddrinfo_request *dnsreq;
 	bool resolving;

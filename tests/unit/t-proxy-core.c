@@ -787,6 +787,13 @@ test_tunnels(void)
 	fd = open_tunnel("2130706433", echo_port, head, sizeof(head));
 	is_int(status_of(head), 200,
 	    "CONNECT 2130706433: decided as 127.0.0.1");
+	/* an address needs no lookup and a local upstream answers at once:
+	 * still, only what follows the head goes up the tunnel */
+	cli_sends(fd, "ping by address");
+	shutdown(fd, SHUT_WR);
+	n = cli_read_all(fd, buf, sizeof(buf), &how);
+	ok(n == 15 && memcmp(buf, "ping by address", 15) == 0,
+	    "tunnel to an address: the echo is exactly what was sent");
 	close(fd);
 	records_since(base_recs, 1);
 	is_str(rec_at(base_recs).host, "127.0.0.1",
