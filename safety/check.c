@@ -541,7 +541,8 @@ url_password_ok(const struct leak_ruleset *rs, pcre2_match_data *md,
 	static const char *const words[] = { "password", "passwd", "pass",
 		"pwd", "secret", "changeme", "user", "username", "pw", "xxx",
 		"****", "<password>", "test", "example", "token", "xyz", "abc",
-		"123", "foo", "bar", "baz", "qwerty" };
+		"123", "foo", "bar", "baz", "qwerty",
+		"tiger" /* Oracle's scott/tiger demo login */ };
 
 	if (n > 1 && (s[0] == '\'' || s[0] == '{')) {
 		/* {self.password}: a format field, not a quoted value */

@@ -893,6 +893,18 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "\\bcurl\\b[^\\n|;&]{0,300}?\\s(?:-u|--user|--proxy-user|-U)\\s*"
 	    "[\"']?[^:\"'\\s]{1,128}:([^\"'\\s]{3,128})",
 	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 600),
+	/* Oracle's user/password@database: sqlplus and the other client
+	 * tools' logins, and python-oracledb's and cx_Oracle's connect() */
+	RULE("oracle-login-password",
+	    "Password in an Oracle user/password@database login",
+	    "sqlplus|sqlldr|expdp|impdp|rman target|rman catalog|"
+	    "oracledb.connect|"
+	    "cx_oracle.connect",
+	    "(?i:\\b(?:sqlplus|sqlldr|expdp|impdp|rman\\s+(?:target|catalog)"
+	    "\\s*=?|(?:oracledb|cx_oracle)\\.connect\\(\\s*(?:user\\s*=\\s*)?"
+	    "[\"']))(?:\\s+-\\w+)*\\s*[A-Za-z][\\w$#]{0,29}/"
+	    "([^@\\s\"'/]{3,128})@[A-Za-z0-9_.\\-:/]+",
+	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 400),
 	/* requests' auth=(user, password), Go's req.SetBasicAuth(user,
 	 * password), Python's HTTPBasicAuth(user, password) */
 	RULE("code-basic-auth", "Password passed to a Basic auth call",
