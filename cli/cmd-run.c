@@ -231,13 +231,19 @@ make_jobid(char *out, size_t n)
 	snprintf(out, n, "j-%.8s", uuid);
 }
 
-/* A command line goes into the audit: credentials in it are redacted
- * (a scanner that cannot be built leaves a placeholder, never the text). */
+/* A command line goes into the audit: credentials in it are redacted, by
+ * the policy's rules (the built-in ones and its safety.rules) as the
+ * proxy applies them: `have` when the proxy's are at hand, else compiled
+ * from doc.  A scanner that cannot be built leaves a placeholder, never
+ * the text. */
 static void
-redact_cmdline(char *s, size_t n)
+redact_cmdline(char *s, size_t n, const struct axv *doc,
+    const struct leak_ruleset *have)
 {
 	char err[256];
-	struct leak_ruleset *rs = leak_ruleset_new(NULL, err, sizeof(err));
+	struct leak_ruleset *own =
+	    have != NULL ? NULL : srv_scan_rules_new(doc, err, sizeof(err));
+	const struct leak_ruleset *rs = have != NULL ? have : own;
 	struct leak_scan *sc = rs ? leak_scan_new(rs, err, sizeof(err)) : NULL;
 	struct leak_findings f;
 
@@ -255,11 +261,12 @@ redact_cmdline(char *s, size_t n)
 	}
 	leak_findings_free(&f);
 	leak_scan_free(sc);
-	leak_ruleset_free(rs);
+	leak_ruleset_free(own);
 }
 
 static void
-join_cmdline(char *out, size_t n, char **argv)
+join_cmdline(char *out, size_t n, char **argv, const struct axv *doc,
+    const struct leak_ruleset *have)
 {
 	struct axg_buf b;
 	char *s;
@@ -272,7 +279,7 @@ join_cmdline(char *out, size_t n, char **argv)
 	s = axg_buf_steal(&b, NULL);
 	axg_strlcpy(out, s, n);
 	free(s);
-	redact_cmdline(out, n);
+	redact_cmdline(out, n, doc, have);
 }
 
 static void
@@ -557,9 +564,8 @@ no_inference:
 		goto fail;
 	}
 	trace_step(tr, "proxy fork");
-	/* the child has its copy */
-	leak_ruleset_free(rc->pol.scan_rules);
-	rc->pol.scan_rules = NULL;
+	/* the child has its copy; ours redacts the command line (--audit)
+	 * and goes at the end */
 	close(lfd);
 	if (ifd >= 0)
 		close(ifd);
@@ -823,7 +829,8 @@ cmd_run(int argc, char **argv)
 		ocsf_origin_default(&origin);
 		/* The command line only goes into the audit: the credential
 		 * scanner that redacts it is built only when there is one. */
-		join_cmdline(rc->cmdline, sizeof(rc->cmdline), argv);
+		join_cmdline(rc->cmdline, sizeof(rc->cmdline), argv, rc->doc,
+		    rc->pol.scan_rules);
 		writer = ocsf_writer_new(&ac, &origin, err, sizeof(err));
 		if (writer == NULL) {
 			fprintf(stderr, "axgate run: audit: %s\n", err);

@@ -67,7 +67,6 @@ policy redact >"$tmp/redact.yaml"
 
 tok=ghp_R7kQ2mXv9LpT4wZs8NbY3cHd6FjG1aUe5Kio
 pay=sk_live_3f9a0c7e21b85d64fa07c3e19b2d8a5f60e4c7b1
-unlike() { case "$1" in *"$2"*) ok 1 "$3" ;; *) ok 0 "$3" ;; esac; }
 
 # log: the request goes on as sent; the audit never holds the token.
 "$AXGATE" run --policy "$tmp/log.yaml" --workspace "$tmp" \
@@ -124,6 +123,21 @@ out=$("$AXGATE" run --policy "$tmp/rules.yaml" --workspace "$tmp" -- \
     "http://127.0.0.1:$port/r?t=$acme" 2>/dev/null)
 is "$out" 403 "user rules: a request with an ACME token is blocked"
 unlike "$(cat "$tmp/seen")" "$acme" "user rules: it never reached the upstream"
+# The job's command line in the audit is redacted by the same rules, in
+# proxy mode (the proxy's rules) and in block mode (compiled for it).
+"$AXGATE" run --policy "$tmp/rules.yaml" --workspace "$tmp" \
+    --audit "$tmp/acme-proxy.jsonl" -- /bin/echo "$acme" >/dev/null 2>&1
+printf 'version: 1\nname: acme-block\nnetwork: {mode: block}\nsafety: {rules: %s}\n' \
+	"$tmp/acme.yaml" >"$tmp/acme-block.yaml"
+"$AXGATE" run --policy "$tmp/acme-block.yaml" --workspace "$tmp" \
+    --audit "$tmp/acme-block.jsonl" -- /bin/echo "$acme" >/dev/null 2>&1
+for m in proxy block; do
+	like "$(grep '"class_uid":1007' "$tmp/acme-$m.jsonl" | sed -n 1p)" \
+		"[REDACTED:acme-token]" \
+		"user rules, $m mode: the command line is audited redacted"
+	unlike "$(cat "$tmp/acme-$m.jsonl")" "$acme" \
+		"user rules, $m mode: the token is nowhere in the audit"
+done
 printf "rules:\n  - id: broken\n    keywords: [broken]\n    regex: 'broken([a-z'\n" \
 	>"$tmp/acme.yaml"
 out=$("$AXGATE" run --policy "$tmp/rules.yaml" --workspace "$tmp" -- \
