@@ -15,7 +15,8 @@ EXTRA_DIST += \
 	tests/integration/safety-scan.sh \
 	tests/integration/safety-enforce.sh \
 	tests/data/leaks/positives.txt \
-	tests/data/leaks/negatives.txt
+	tests/data/leaks/negatives.txt \
+	tests/data/leaks/acme-rules.yaml
 
 ## `make bench`: scanner throughput and latency.
 EXTRA_PROGRAMS += tests/bench/bench-safety

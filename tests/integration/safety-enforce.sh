@@ -107,13 +107,7 @@ unlike "$seen" "R7kQ2mXv9LpT4" "redact: no token reached the upstream"
 # the proxy child while the network is built: a request carrying an
 # ACME token is blocked, and a rules file that does not compile stops the
 # launch before the job runs.
-cat >"$tmp/acme.yaml" <<'YAML'
-rules:
-  - id: acme-token
-    description: ACME deploy token
-    keywords: [acme_]
-    regex: 'acme_[a-z0-9]{32}'
-YAML
+cp "$top_srcdir/tests/data/leaks/acme-rules.yaml" "$tmp/acme.yaml"
 policy block >"$tmp/rules.yaml"
 printf '  rules: %s\n' "$tmp/acme.yaml" >>"$tmp/rules.yaml"
 acme=acme_0f3a9c1e7b2d4f6a8c0e1b3d5f7a9c2e

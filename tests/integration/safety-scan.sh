@@ -83,13 +83,7 @@ is "$rc" 2 "a catastrophic pattern is refused"
 like "$(cat "$tmp/err")" "slow-rule: regex backtracks catastrophically" \
     "with the reason"
 
-cat > "$tmp/acme.yaml" <<'YAML'
-rules:
-  - id: acme-token
-    description: ACME deploy token
-    keywords: [acme_]
-    regex: 'acme_[a-z0-9]{32}'
-YAML
+cp "$top_srcdir/tests/data/leaks/acme-rules.yaml" "$tmp/acme.yaml"
 printf 'deploy acme_%s\n' "$(rand 32 5 | tr 'A-Z' 'a-z')" > "$tmp/acme.txt"
 out=$("$AXGATE" scan --rules "$tmp/acme.yaml" "$tmp/acme.txt"); rc=$?
 is "$rc" 1 "a user rule finds its token"
