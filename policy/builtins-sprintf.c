@@ -439,6 +439,13 @@ make_arg(struct arg *a, const struct axv *v)
 	switch (axv_kind(v)) {
 	case AXV_NUMBER:
 		a->num = v;
+		if (axv_num_literal(v) != NULL) {
+			/* OPA: neither an int64 nor a float64, so its text */
+			a->type = A_STRING;
+			a->s = (char *)axv_num_literal(v);
+			a->slen = strlen(a->s);
+			return;
+		}
 		if (axv_num_get_i64(v, &a->i))
 			a->type = A_INT;
 		else if (axv_num_is_int(v))

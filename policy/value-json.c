@@ -562,6 +562,8 @@ put_value(const struct axv *v, struct axg_buf *b, bool rego, int pd)
 	case AXV_BOOL:
 		return axg_buf_puts(b, v->sub ? "true" : "false");
 	case AXV_NUMBER:
+		if (axv_num_literal(v) != NULL)
+			return axg_buf_puts(b, axv_num_literal(v));
 		return axv_num_format(v, b);
 	case AXV_STRING:
 		return put_json_string(b, AXV_STR(v)->s, AXV_STR(v)->len);

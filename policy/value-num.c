@@ -134,6 +134,66 @@ axv_double(double d)
 	return &n->h;
 }
 
+/* A literal past binary64's range (2e308): exact as an integer when its
+ * exponent leaves no fraction, printed as it was written, the way OPA keeps
+ * such a number's text. NULL when it has a fraction or too many digits. */
+static struct axv *
+parse_huge(const char *s, size_t len)
+{
+	char digits[NUM_MAX_DIGITS + 2];
+	size_t i = 0, nd = 0, frac = 0;
+	long exp = 0, shift;
+	bool neg = false, in_frac = false;
+	BIGNUM *b = NULL;
+	struct axv *r;
+
+	if (s[i] == '-')
+		neg = true, i++;
+	for (; i < len && s[i] != 'e' && s[i] != 'E'; i++) {
+		if (s[i] == '.') {
+			in_frac = true;
+			continue;
+		}
+		if (nd == 0 && s[i] == '0' && !in_frac)
+			continue;
+		if (nd >= NUM_MAX_DIGITS)
+			return NULL;
+		digits[nd++] = s[i];
+		frac += in_frac;
+	}
+	if (i < len) {
+		bool eneg = s[++i] == '-';
+		if (s[i] == '-' || s[i] == '+')
+			i++;
+		for (; i < len; i++) {
+			exp = exp * 10 + (s[i] - '0');
+			if (exp > NUM_MAX_DIGITS)
+				return NULL;
+		}
+		if (eneg)
+			exp = -exp;
+	}
+	shift = exp - (long)frac;
+	for (; shift < 0 && nd > 0; shift++, nd--)
+		if (digits[nd - 1] != '0')
+			return NULL;
+	if (nd == 0 || nd + (size_t)shift > NUM_MAX_DIGITS)
+		return NULL;
+	memset(digits + nd, '0', (size_t)shift);
+	nd += (size_t)shift;
+	if (neg) {
+		memmove(digits + 1, digits, nd++);
+		digits[0] = '-';
+	}
+	digits[nd] = '\0';
+	if (BN_dec2bn(&b, digits) <= 0)
+		return NULL;
+	r = num_from_bn(b);
+	if (r->sub == AXV_NUM_BIG)
+		((struct axv_num *)r)->text = axg_strndup(s, len);
+	return r;
+}
+
 struct axv *
 axv_number_parse(const char *s, size_t len)
 {
@@ -184,7 +244,7 @@ axv_number_parse(const char *s, size_t len)
 		errno = 0;
 		d = strtod(tmp, NULL);
 		if (!isfinite(d)) {
-			r = NULL;
+			r = parse_huge(s, len);
 		} else if (d == floor(d) && fabs(d) < 9.007199254740992e15) {
 			r = axv_int((int64_t)d);
 		} else {
@@ -391,6 +451,12 @@ axv_num_cmp(const struct axv *a, const struct axv *b)
 		BN_free(y);
 		return c < 0 ? -1 : c > 0;
 	}
+}
+
+const char *
+axv_num_literal(const struct axv *v)
+{
+	return v->sub == AXV_NUM_BIG ? AXV_NUM(v)->text : NULL;
 }
 
 int

@@ -85,8 +85,11 @@ struct axv *axv_num_rem(const struct axv *a, const struct axv *b);
 struct axv *axv_num_neg(const struct axv *a);
 int axv_num_cmp(const struct axv *a, const struct axv *b);
 bool axv_num_is_zero(const struct axv *v);
-/* Append the canonical text of a number to b. */
+/* Append the canonical text of a number to b (an integer's digits). */
 int axv_num_format(const struct axv *v, struct axg_buf *b);
+/* The text a number past binary64's range was written with (2e308), kept
+ * for output the way OPA keeps it; NULL for every other number. */
+const char *axv_num_literal(const struct axv *v);
 
 /* ---- strings: length-counted bytes (UTF-8 is checked at parse) ---- */
 struct axv *axv_string(const char *s, size_t n);

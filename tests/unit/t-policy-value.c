@@ -196,6 +196,45 @@ test_numbers(void)
 	axv_unref(c);
 }
 
+/* Literals past binary64's range: exact when integral, written back as
+ * they came (OPA keeps a json.Number's text), refused with a fraction or
+ * past the digit limit. */
+static void
+test_huge_literals(void)
+{
+	static const char frac[] =
+	    "1.00000000000000000000000000000000000000000000000"
+	    "000000000000000000000000000000000000000000000000000"
+	    "000000000000000000000000000000000000000000000000000"
+	    "000000000000000000000000000000000000000000000000000"
+	    "000000000000000000000000000000000000000000000000000"
+	    "000000000000000000000000000000000000000000000000000"
+	    "000000000000000000000000000000000000000000000000000"
+	    "000000001e309";
+	struct axv *a = J("2e308"), *b = J("20e307"), *c = J("1e308"), *r;
+	char err[128];
+
+	is_json(a, "2e308", "2e308 written as it came");
+	ok(a && b && axv_equal(a, b), "2e308 == 20e307, exactly");
+	ok(a && c && axv_num_cmp(a, c) > 0, "2e308 > 1e308");
+	ok(a && axv_num_is_int(a), "2e308 is an integer");
+	r = a ? axv_num_sub(a, b) : NULL;
+	is_json(r, "0", "2e308 - 20e307");
+	axv_unref(r);
+	axv_unref(a);
+	axv_unref(b);
+	axv_unref(c);
+	a = J("[-2.5e308]");
+	is_json(a, "[-2.5e308]", "a fraction that the exponent absorbs");
+	axv_unref(a);
+	a = axv_from_json(frac, strlen(frac), NULL, err, sizeof(err));
+	ok(a == NULL, "a fraction left after the exponent is refused");
+	axv_unref(a);
+	a = axv_from_json("1e5000", 6, NULL, err, sizeof(err));
+	ok(a == NULL, "more than 4096 digits is refused");
+	axv_unref(a);
+}
+
 static int
 call(const char *name, const char *a, const char *b, char **res,
     struct axp_bctx *ctx)
@@ -265,6 +304,7 @@ main(void)
 	test_order();
 	test_composites();
 	test_numbers();
+	test_huge_literals();
 	test_builtins();
 	return tap_done();
 }
