@@ -321,6 +321,9 @@ emit_exit(struct ocsf_writer *w, struct run_ctx *rc, char **argv,
 		ev.status_detail = "timed out";
 	else if (res->seccomp_killed)
 		ev.status_detail = "killed by the seccomp filter";
+	else if (res->oom_killed)
+		ev.status_detail = "a task was killed at the memory limit "
+				   "(process.max_memory_mb)";
 	ocsf_emit_process(w, &ev);
 }
 
@@ -918,6 +921,10 @@ cmd_run(int argc, char **argv)
 	emit_launch(writer, rc, argv, sbx_job_pid(job), false, NULL);
 	status = sbx_wait(job, &res);
 	trace_step(&tr, "job ran");
+	if (res.oom_killed)
+		fprintf(stderr,
+		    "axgate run: the job reached its memory limit "
+		    "(process.max_memory_mb): the kernel killed a task\n");
 	emit_exit(writer, rc, argv, &res);
 out:
 	sbx_job_free(job);

@@ -12,5 +12,5 @@ libaxgate_la_SOURCES += \
 	%reldir%/seccomp.c \
 	%reldir%/self.c \
 	%reldir%/limits.c \
-	%reldir%/pids.c \
+	%reldir%/cgroup.c \
 	%reldir%/mounts.c

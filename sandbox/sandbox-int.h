@@ -74,9 +74,8 @@ struct sbx_plan {
 		struct rlimit rl;
 	} rlimits[SBX_MAX_RLIMITS];
 	size_t n_rlimits;
-	/* The parent's only: the job's pids group (pids.c), or NULL when
-	 * the process limit is RLIMIT_NPROC. */
-	char *pids_dir;
+	/* The parent's only: the job's cgroups (cgroup.c), or NULL. */
+	struct sbx_cgroups *cgroups;
 
 	/* pipes to the parent (child ends) */
 	int err_w;    /* struct sbx_msg on failure; CLOEXEC so exec closes it */
@@ -123,23 +122,32 @@ int sbx_seccomp_build(const struct sbx_spec *spec, struct sock_fprog out[2],
     char *err, size_t errlen);
 void sbx_seccomp_free(struct sock_fprog out[2]);
 
-/* ---- pids.c ---- */
+/* ---- cgroup.c ---- */
 /* Is w one of the comma-separated names in list (n bytes)? */
 bool sbx_in_list(const char *list, size_t n, const char *w);
-/* A pids group of the job's own with pids.max = max (a new path), or NULL
- * when no pids controller can be used here. */
-char *sbx_pids_create(uint32_t max);
-/* Move pid (the init, before it forks) into the group. */
-int sbx_pids_attach(const char *dir, pid_t pid, char *err, size_t errlen);
-/* Remove the group once its tasks are gone, and free dir. */
-void sbx_pids_remove(char *dir);
+/* Is w one of the space-separated names in list (cgroup.controllers)? */
+bool sbx_in_list_ws(const char *list, size_t n, const char *w);
+/* The job's cgroups for the spec's process limits: *out NULL when it asks
+ * for none that a cgroup enforces (or only max_processes, and no pids
+ * group can be made: RLIMIT_NPROC then).  -1 with err when a memory or
+ * CPU-rate limit cannot be set up; nothing is left behind. */
+struct sbx_cgroups;
+int sbx_cg_create(const struct sbx_spec *spec, struct sbx_cgroups **out,
+    char *err, size_t errlen);
+/* Is max_processes enforced by a pids group? */
+bool sbx_cg_pids(const struct sbx_cgroups *cg);
+/* How many of the job's tasks the kernel killed at its memory limit. */
+unsigned long sbx_cg_oom_kills(const struct sbx_cgroups *cg);
+/* Move pid (the init, before it forks) into each of the job's groups. */
+int sbx_cg_attach(const struct sbx_cgroups *cg, pid_t pid, char *err,
+    size_t errlen);
+/* Remove the groups once their tasks are gone, and free cg (NULL: no-op). */
+void sbx_cg_remove(struct sbx_cgroups *cg);
 
 /* ---- limits.c ---- */
-/* The rlimits; RLIMIT_NPROC only when plan->pids_dir is NULL. */
+/* The rlimits; RLIMIT_NPROC only when max_processes has no pids group. */
 int sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan,
     char *err, size_t errlen);
-/* Check that the cgroup v2 limits the spec asks for can be enforced. */
-int sbx_cgroup_check(const struct sbx_spec *spec, char *err, size_t errlen);
 
 /* ---- mounts.c ---- */
 int sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,

@@ -120,8 +120,8 @@ struct sbx_spec {
 
 	/* Limits; 0 means unset. */
 	uint32_t max_processes;	   /* a pids group, else RLIMIT_NPROC */
-	uint32_t max_memory_mb;	   /* memory.max: needs cgroup v2 */
-	uint32_t cpu_rate_percent; /* cpu.max: needs cgroup v2 */
+	uint32_t max_memory_mb;	   /* a memory group, else refused */
+	uint32_t cpu_rate_percent; /* a cpu group (of one CPU), else refused */
 	uint32_t max_open_files;   /* RLIMIT_NOFILE */
 	uint32_t max_file_size_mb; /* RLIMIT_FSIZE */
 	uint32_t cpu_time_sec;	   /* RLIMIT_CPU */
@@ -155,6 +155,7 @@ struct sbx_result {
 	int term_signal; /* 0 if exited */
 	bool timed_out;	 /* the timeout fired */
 	bool seccomp_killed; /* SIGSYS: a seccomp KILL rule fired */
+	bool oom_killed;     /* a task was killed at max_memory_mb */
 	int landlock_abi;    /* the ABI the ruleset was built for */
 	pid_t job_pid;	     /* the init's pid in the caller's namespace */
 };

@@ -31,7 +31,7 @@ struct sbx_job {
 	int landlock_abi;
 	uint64_t timeout_ms;
 	uint32_t grace_ms;
-	char *pids_dir; /* the job's pids group, or NULL */
+	struct sbx_cgroups *cgroups; /* the job's cgroups, or NULL */
 };
 
 void
@@ -113,10 +113,8 @@ prepare(const struct sbx_spec *spec, struct sbx_plan *plan, int *grant_fds,
 		    "sandbox needs for a complete read-only guarantee: use "
 		    "Linux 6.2 or later",
 		    plan->landlock_abi, SBX_LANDLOCK_ABI_MIN);
-	if (sbx_cgroup_check(spec, err, errlen) == -1)
+	if (sbx_cg_create(spec, &plan->cgroups, err, errlen) == -1)
 		return -1;
-	if (spec->max_processes != 0)
-		plan->pids_dir = sbx_pids_create(spec->max_processes);
 	if (sbx_limits_build(spec, plan, err, errlen) == -1)
 		return -1;
 	plan->cap_last_cap = read_cap_last_cap(err, errlen);
@@ -182,8 +180,8 @@ plan_free(struct sbx_plan *plan)
 	close_fd(&plan->ruleset_fd);
 	sbx_seccomp_free(plan->filters);
 	sbx_mounts_free(plan);
-	sbx_pids_remove(plan->pids_dir);
-	plan->pids_dir = NULL;
+	sbx_cg_remove(plan->cgroups);
+	plan->cgroups = NULL;
 	close_fd(&plan->err_w);
 	close_fd(&plan->status_w);
 	close_fd(&plan->sync_r);
@@ -351,12 +349,11 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	close_fd(&plan.err_w);
 	close_fd(&plan.status_w);
 	close_fd(&plan.sync_r);
-	/* into its pids group while it waits for the byte below, before it
+	/* into its cgroups while it waits for the byte below, before it
 	 * can fork */
-	job->pids_dir = plan.pids_dir;
-	plan.pids_dir = NULL;
-	if (job->pids_dir != NULL &&
-	    sbx_pids_attach(job->pids_dir, pid, err, errlen) == -1) {
+	job->cgroups = plan.cgroups;
+	plan.cgroups = NULL;
+	if (sbx_cg_attach(job->cgroups, pid, err, errlen) == -1) {
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
@@ -484,6 +481,7 @@ sbx_wait(struct sbx_job *job, struct sbx_result *res)
 	}
 	reap(job->pid, &ist);
 	job->reaped = true;
+	res->oom_killed = sbx_cg_oom_kills(job->cgroups) > 0;
 	if (!got)
 		jst = ist; /* the init itself died (SIGKILL at the timeout) */
 	if (WIFEXITED(jst)) {
@@ -522,8 +520,8 @@ sbx_job_free(struct sbx_job *job)
 	}
 	close_fd(&job->status_r);
 	close_fd(&job->sync_w);
-	/* the init is reaped: the group is empty or about to be */
-	sbx_pids_remove(job->pids_dir);
+	/* the init is reaped: the groups are empty or about to be */
+	sbx_cg_remove(job->cgroups);
 	free(job);
 }
 

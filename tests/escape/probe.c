@@ -5,7 +5,7 @@
  *
  * Prints one line: "OK" when the action succeeded, or the errno's name
  * (EPERM, EACCES, ENOSYS...) when it failed; a few actions print data
- * instead (fds, env, uid, status, pid, fork-bomb).  Exits 0 unless the
+ * instead (fds, env, uid, status, pid, fork-bomb, spin).  Exits 0 unless the
  * action is about exit statuses.  Built without sanitizers and without
  * the library, so what runs in the sandbox is only this.
  */
@@ -493,6 +493,32 @@ main(int argc, char **argv)
 		return report(syscall(0x40000000L | SYS_getpid));
 	if (strcmp(a, "int80") == 0)
 		return do_int80();
+	if (strcmp(a, "alloc") == 0) {
+		/* x MiB, every page touched: "OK", or killed by a memory
+		 * limit */
+		size_t n = (size_t)strtoul(x, NULL, 10) << 20;
+		volatile char *m = malloc(n);
+
+		for (size_t i = 0; m != NULL && i < n; i += 4096)
+			m[i] = 1; /* volatile: the pages are really touched */
+		return report(m == NULL ? -1 : 0);
+	}
+	if (strcmp(a, "spin") == 0) {
+		/* busy for x ms of wall time: "cpu=C wall=W" (ms) */
+		struct timespec t0, t, c;
+		long wall;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			wall = (t.tv_sec - t0.tv_sec) * 1000 +
+			    (t.tv_nsec - t0.tv_nsec) / 1000000;
+		} while (wall < strtol(x, NULL, 10));
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+		printf("cpu=%ld wall=%ld\n",
+		    c.tv_sec * 1000 + c.tv_nsec / 1000000, wall);
+		return 0;
+	}
 	if (strcmp(a, "read") == 0) {
 		fd = open(x, O_RDONLY);
 		return report(fd == -1 ? -1 : read(fd, buf, sizeof(buf)));

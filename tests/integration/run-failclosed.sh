@@ -28,6 +28,8 @@ printf 'version: 1\nname: faillimits\nnetwork: {mode: block}\nprocess: {max_proc
 	>"$tmp/limits.yaml"
 printf 'version: 1\nname: failcg\nnetwork: {mode: block}\nprocess: {max_memory_mb: 64}\n' \
 	>"$tmp/cgroup.yaml"
+printf 'version: 1\nname: failcg2\nnetwork: {mode: block}\nprocess: {max_memory_mb: 64, cpu_rate_percent: 50}\n' \
+	>"$tmp/cgroup2.yaml"
 mounts_before=$(wc -l </proc/1/mountinfo)
 # The job's mounts, in order: / private, a tmpfs over each of /home /root
 # /run that exists (HOME is /root here), /tmp, the workspace bound back
@@ -72,6 +74,10 @@ fails() {
 		left="$left (no pid)"
 	fi
 	pgrep -f -- "$ws" >/dev/null && left="$left processes"
+	[ -n "$pid" ] &&
+		[ -n "$(find /sys/fs/cgroup -maxdepth 6 -type d \
+		    -name "axgate-$pid-*" 2>/dev/null)" ] &&
+		left="$left cgroups"
 	[ "$(wc -l </proc/1/mountinfo)" = "$mounts_before" ] ||
 		left="$left mounts"
 	is "$left" "" "$name: nothing is left behind"
@@ -140,14 +146,16 @@ fails "$block" 252 "clearing capabilities: Operation not permitted" \
 fails "$block" 252 "setting no_new_privs" \
 	"no_new_privs" 'prctl(a0=38)'
 
-# rlimits and cgroups (C5: this kind of host has no cgroup v2 to apply
-# memory.max; where it has, the limit is still refused by this build).
-# RLIMIT_NPROC, set when the job cannot have a pids group of its own
-# (the first mkdir is the group's)
+# rlimits and cgroups (C5).  RLIMIT_NPROC, set when the job cannot have a
+# pids group of its own (the first mkdir is the group's)
 fails "$tmp/limits.yaml" 252 "setting rlimit 6" \
 	"rlimit" 'mkdir:EACCES:1' 'prlimit64(a1=6)'
-fails "$tmp/cgroup.yaml" 251 "the policy asks for process.max_memory_mb" \
-	"cgroup v2 limit" 'kexec_load'
+# A memory or CPU-rate limit with no group to hold it: refused, and a group
+# made for the other limit is removed.
+fails "$tmp/cgroup.yaml" 251 "process.max_memory_mb, which needs the 'memory' cgroup controller: creating " \
+	"memory cgroup" 'mkdir:EACCES:1'
+fails "$tmp/cgroup2.yaml" 251 "process.cpu_rate_percent, which needs the 'cpu' cgroup controller: creating " \
+	"cpu cgroup, after the memory one" 'mkdir:EACCES:2'
 
 # The proxy child (server/child.c): it confines itself before it reads a
 # byte; a refused step stops the launch with the network rolled back.

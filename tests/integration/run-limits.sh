@@ -110,4 +110,72 @@ else
 	skip "RLIMIT_NPROC fallback" "tests/integration/failsys is not built"
 fi
 
+# Memory and CPU rate: groups of the job's own in the memory and cpu
+# controllers (v1 hierarchies here, or cgroup v2 where it delegates them).
+probe_src="$top_builddir/tests/escape/probe"
+mkdir "$tmp/bin" && cp "$probe_src" "$tmp/bin/probe"
+printf 'version: 1\nname: mem\nnetwork: {mode: block}\nfilesystem: {read_only: ["%s"]}\nprocess: {max_memory_mb: 32, cpu_rate_percent: 10}\n' \
+	"$tmp/bin" >"$tmp/mem.yaml"
+if ! out=$("$AXGATE" run --policy "$tmp/mem.yaml" --workspace "$tmp/ws" \
+    -- /bin/true 2>&1); then
+	# no controller to use: the refusal must say which
+	like "$out" "which needs the 'memory' cgroup controller" \
+		"no memory controller on this host: the launch is refused"
+	done_testing
+	exit 0
+fi
+: >"$tmp/cg2"
+"$AXGATE" run --policy "$tmp/mem.yaml" --workspace "$tmp/ws" -- /bin/sh -c \
+    'grep -E "^[0-9]+:(memory|cpu|[a-z,]*,cpu|cpu,[a-z,]*):|^0::" /proc/self/cgroup; sleep 1' \
+    >"$tmp/cg2" 2>&1 &
+job=$!
+i=0
+while [ "$(wc -l <"$tmp/cg2")" -lt 2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+mem="" cpu=""
+while IFS=: read -r _ ctl path; do
+	case ",$ctl," in
+	*,memory,*) mem=$(awk -v p="$path" '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {print $5 p; exit}' /proc/self/mountinfo) ;;
+	*,cpu,*) cpu=$(awk -v p="$path" '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ {print $5 p; exit}' /proc/self/mountinfo) ;;
+	,,) v2=$(awk -v p="$path" '$9 == "cgroup2" {print $5 p; exit}' /proc/self/mountinfo)
+	    # v2 holds what no v1 hierarchy does
+	    [ -n "$mem" ] || mem=$v2
+	    [ -n "$cpu" ] || cpu=$v2 ;;
+	esac
+done <"$tmp/cg2"
+matches "$mem" "/axgate-[0-9]+-[0-9]+$" "the job is in a memory group of its own"
+matches "$cpu" "/axgate-[0-9]+-[0-9]+$" "and in a cpu group of its own"
+if [ -f "$mem/memory.max" ]; then
+	is "$(cat "$mem/memory.max")" 33554432 "memory.max is max_memory_mb"
+	is "$(cat "$cpu/cpu.max")" "10000 100000" "cpu.max is cpu_rate_percent of one CPU"
+else
+	is "$(cat "$mem/memory.limit_in_bytes")" 33554432 \
+		"memory.limit_in_bytes is max_memory_mb"
+	if [ -f "$mem/memory.memsw.limit_in_bytes" ]; then
+		is "$(cat "$mem/memory.memsw.limit_in_bytes")" 33554432 \
+			"and swap does not add to it"
+	else
+		skip "swap accounting" "this kernel does not account swap (no memory.memsw)"
+	fi
+	is "$(cat "$cpu/cpu.cfs_quota_us") $(cat "$cpu/cpu.cfs_period_us")" \
+		"10000 100000" "cpu.cfs_quota_us is cpu_rate_percent of one CPU"
+fi
+wait $job
+ok $([ ! -d "$mem" ] && [ ! -d "$cpu" ]; echo $?) "the groups are gone after the job"
+
+out=$("$AXGATE" run --policy "$tmp/mem.yaml" --workspace "$tmp/ws" \
+    --audit "$tmp/mem.audit" -- "$tmp/bin/probe" alloc 64 2>&1)
+is "$?" 137 "a job touching 64 MiB under max_memory_mb 32 is killed"
+like "$out" "reached its memory limit (process.max_memory_mb)" "and the launcher says why"
+like "$(tail -1 "$tmp/mem.audit")" '"status_detail":"a task was killed at the memory limit' \
+	"and so does its exit event"
+out=$("$AXGATE" run --policy "$tmp/mem.yaml" --workspace "$tmp/ws" \
+    -- "$tmp/bin/probe" alloc 8 2>&1)
+is "$out" "OK" "8 MiB fits"
+out=$("$AXGATE" run --policy "$tmp/mem.yaml" --workspace "$tmp/ws" \
+    -- "$tmp/bin/probe" spin 500 2>&1)
+cpu_ms=${out#cpu=}
+cpu_ms=${cpu_ms%% *}
+ok $([ "${cpu_ms:-999}" -lt 200 ]; echo $?) \
+	"busy for 500 ms at cpu_rate_percent 10: $out"
+
 done_testing

@@ -753,23 +753,47 @@ test_limits(void)
 		sscanf(out, "forked=%d", &n);
 		ok(n >= 0 && n < 16, "fewer than 16 processes (%d)", n);
 	}
+	/* Memory and CPU rate: cgroups of the job's own where the host has
+	 * the controllers, else a refusal that says what is missing. */
 	spec_for(&s, at);
-	s.max_memory_mb = 64;
+	s.max_memory_mb = 32;
 	rc = run(&s, &r);
-	is_int(rc, SBX_EXIT_REFUSED,
-	    "a memory limit without cgroup v2: refused");
-	ok(!r.launched, "nothing launched");
-	like_str(errbuf, "max_memory_mb", "the message names the limit");
-	like_str(errbuf, "'memory' controller", "and the missing controller");
-	like_str(errbuf, "cgroup v1", "and says it is bound to cgroup v1");
+	if (r.launched) {
+		char *big[] = { probe, "alloc", "64", NULL };
+		char *small[] = { probe, "alloc", "8", NULL };
+		char *spin[] = { probe, "spin", "500", NULL };
+		long cpu = -1, wall = -1;
+
+		spec_for(&s, big);
+		s.max_memory_mb = 32;
+		run(&s, &r);
+		is_int(r.term_signal, SIGKILL,
+		    "64 MiB touched under max_memory_mb 32: killed");
+		spec_for(&s, small);
+		s.max_memory_mb = 32;
+		run(&s, &r);
+		is_str(out, "OK", "8 MiB under the same limit: OK");
+		spec_for(&s, spin);
+		s.cpu_rate_percent = 10;
+		run(&s, &r);
+		sscanf(out, "cpu=%ld wall=%ld", &cpu, &wall);
+		ok(wall >= 500 && cpu >= 0 && cpu * 100 < wall * 40,
+		    "busy for %ld ms at cpu_rate_percent 10: %ld ms of CPU",
+		    wall, cpu);
+	} else {
+		is_int(rc, SBX_EXIT_REFUSED,
+		    "a memory limit without a memory controller: refused");
+		like_str(errbuf, "max_memory_mb",
+		    "the message names the limit");
+		like_str(errbuf, "'memory' cgroup controller",
+		    "and the missing controller");
+	}
 	spec_for(&s, at);
-	s.cpu_rate_percent = 50;
+	s.cpu_rate_percent = 100 * 1024 + 1;
 	rc = run(&s, &r);
-	is_int(rc, SBX_EXIT_REFUSED,
-	    "a CPU-rate limit without cgroup v2: refused");
-	like_str(errbuf, "'cpu' controller",
-	    "the message names the cpu "
-	    "controller");
+	is_int(rc, SBX_EXIT_REFUSED, "cpu_rate_percent over 102400: refused");
+	like_str(errbuf, "cpu_rate_percent 102401 is out of range",
+	    "the message says why");
 }
 
 /* Each refused launch must not run the command: it would create a

@@ -1,5 +1,5 @@
 /* Unit tests of sandbox/'s plan builders: environment, user, paths,
- * seccomp programs, the Landlock probe and the cgroup refusal. */
+ * seccomp programs, the Landlock probe and the cgroup controller lists. */
 #include "config.h"
 
 #include <errno.h>
@@ -139,19 +139,6 @@ test_seccomp(void)
 static void
 test_cgroup(void)
 {
-	struct sbx_spec s;
-	char err[512];
-
-	sbx_spec_init(&s);
-	ok(sbx_cgroup_check(&s, err, sizeof(err)) == 0,
-	    "no cgroup limits: nothing to check");
-	s.max_processes = 10;
-	ok(sbx_cgroup_check(&s, err, sizeof(err)) == 0,
-	    "max_processes alone uses RLIMIT_NPROC");
-	s.max_memory_mb = 100;
-	ok(sbx_cgroup_check(&s, err, sizeof(err)) == -1,
-	    "max_memory_mb is refused until cgroup v2 limits are applied");
-	like_str(err, "max_memory_mb", "the message names the limit");
 	/* the controller lists of /proc/self/cgroup and of cgroup mounts */
 	ok(sbx_in_list("pids", 4, "pids"), "a hierarchy of pids alone");
 	ok(sbx_in_list("cpu,pids", 8, "pids") &&
@@ -161,6 +148,14 @@ test_cgroup(void)
 		!sbx_in_list("cpu,xpids", 9, "pids") &&
 		!sbx_in_list("", 0, "pids") && !sbx_in_list("pids", 3, "pids"),
 	    "only a whole name counts, within the given length");
+	ok(sbx_in_list_ws("cpu memory pids\n", 16, "memory") &&
+		sbx_in_list_ws("cpu memory pids\n", 16, "pids") &&
+		sbx_in_list_ws("cpu", 3, "cpu"),
+	    "cgroup.subtree_control: names apart by spaces, a newline last");
+	ok(!sbx_in_list_ws("cpuset memory\n", 14, "cpu") &&
+		!sbx_in_list_ws("", 0, "cpu") &&
+		!sbx_in_list_ws("cpu memory", 2, "cpu"),
+	    "cpuset is not cpu; only within the given length");
 }
 
 int
