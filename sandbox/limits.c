@@ -4,15 +4,7 @@
  * job's user on the host. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/common.h"
 #include "sandbox/sandbox-int.h"
@@ -26,9 +18,8 @@ add_rlimit(struct sbx_plan *plan, int res, rlim_t v)
 	plan->n_rlimits++;
 }
 
-int
-sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan, char *err,
-    size_t errlen)
+void
+sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan)
 {
 	plan->n_rlimits = 0;
 	add_rlimit(plan, RLIMIT_CORE, 0);
@@ -41,7 +32,4 @@ sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan, char *err,
 		    (rlim_t)spec->max_file_size_mb << 20);
 	if (spec->cpu_time_sec != 0)
 		add_rlimit(plan, RLIMIT_CPU, spec->cpu_time_sec);
-	(void)err;
-	(void)errlen;
-	return 0;
 }

@@ -146,8 +146,7 @@ void sbx_cg_remove(struct sbx_cgroups *cg);
 
 /* ---- limits.c ---- */
 /* The rlimits; RLIMIT_NPROC only when max_processes has no pids group. */
-int sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan,
-    char *err, size_t errlen);
+void sbx_limits_build(const struct sbx_spec *spec, struct sbx_plan *plan);
 
 /* ---- mounts.c ---- */
 int sbx_mounts_build(const struct sbx_spec *spec, const int *grant_fds,

@@ -115,8 +115,7 @@ prepare(const struct sbx_spec *spec, struct sbx_plan *plan, int *grant_fds,
 		    plan->landlock_abi, SBX_LANDLOCK_ABI_MIN);
 	if (sbx_cg_create(spec, &plan->cgroups, err, errlen) == -1)
 		return -1;
-	if (sbx_limits_build(spec, plan, err, errlen) == -1)
-		return -1;
+	sbx_limits_build(spec, plan);
 	plan->cap_last_cap = read_cap_last_cap(err, errlen);
 	if (plan->cap_last_cap == -1)
 		return -1;
