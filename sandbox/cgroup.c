@@ -9,13 +9,16 @@
  *                             cpu.cfs_period_us of 100 ms (v1)
  *
  * Each limit's controller is used where the launcher's own group lives: a
- * cgroup v1 hierarchy that carries it, else the cgroup v2 hierarchy, whose
- * group of ours must hand the controller down (cgroup.subtree_control).
- * The job's group, axgate-<launcher pid>-<n>, is made beside the
- * launcher's in each hierarchy needed (once per hierarchy: v1 may mount
- * cpu with cpuacct, v2 has one for all), its limits written, and the job's
- * init moved in before it forks.  The groups go when the job has ended;
- * those of launchers that were killed are swept by the next launch.
+ * cgroup v1 hierarchy that carries it, else the cgroup v2 hierarchy, where
+ * our group must offer it (cgroup.controllers) and is made to hand it down
+ * (sbx_cg_delegate: cgroup v2 does that only for a group without
+ * processes, so the launcher moves into a leaf of its own first).  The
+ * job's group, axgate-<launcher pid>-<n>, is made in the launcher's group
+ * in each hierarchy needed (once per hierarchy: v1 may mount cpu with
+ * cpuacct, v2 has one for all), its limits written, and the job's init
+ * moved in before it forks.  The groups go when the job has ended; those
+ * of launchers that were killed (and their leaves) are swept by the next
+ * launch.
  *
  * Memory and CPU-rate limits fail closed: no controller, a group that
  * cannot be made, a limit that cannot be written, and the launch is
@@ -99,13 +102,146 @@ static const struct {
 struct sbx_cgroups {
 	struct {
 		char *parent; /* the launcher's group */
-		char *dir;    /* the job's, beside it */
+		char *dir;    /* the job's, in it */
 		bool v2;
 	} g[CG_MAX];
 	size_t n;
 	bool pids; /* max_processes is a pids group's, not RLIMIT_NPROC */
 	int mem;   /* the index of the memory group, or -1 */
 };
+
+static int
+write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t n = strlen(s);
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = write(fd, s, n);
+	if (w != (ssize_t)n) {
+		int e = w < 0 ? errno : EIO;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Write text into dir/name; on failure, what failed in why. */
+static int
+write_file(const char *dir, const char *name, const char *text, char *why,
+    size_t whylen)
+{
+	char *f = axg_asprintf("%s/%s", dir, name);
+	int rc = write_str(f, text);
+
+	if (rc == -1)
+		axg_seterr(why, whylen, "writing %s to %s: %s", text, f,
+		    strerror(errno));
+	free(f);
+	return rc;
+}
+
+/* The parent pid of pid, or -1. */
+static long
+parent_of(long pid)
+{
+	char path[64], *st, *rp;
+	long pp = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	st = axg_read_file(path, 4096, NULL, NULL, 0);
+	/* "pid (comm) state ppid ...": comm may hold spaces and ')' */
+	rp = st ? strrchr(st, ')') : NULL;
+	if (rp != NULL && sscanf(rp + 1, " %*c %ld", &pp) != 1)
+		pp = -1;
+	free(st);
+	return pp;
+}
+
+int
+sbx_cg_delegate(const char *grp, bool root, const char *ctl, char *why,
+    size_t whylen)
+{
+	char *f = axg_asprintf("%s/cgroup.subtree_control", grp);
+	char *text = axg_read_file(f, 4096, NULL, NULL, 0), *leaf = NULL;
+	char *procs = NULL, plus[64];
+	int rc = -1;
+
+	if (text != NULL && sbx_in_list_ws(text, strlen(text), ctl)) {
+		rc = 0; /* handed down already */
+		goto out;
+	}
+	free(f);
+	free(text);
+	f = axg_asprintf("%s/cgroup.controllers", grp);
+	text = axg_read_file(f, 4096, NULL, NULL, 0);
+	if (text == NULL || !sbx_in_list_ws(text, strlen(text), ctl)) {
+		size_t l = text ? strcspn(text, "\n") : 0;
+
+		axg_seterr(why, whylen,
+		    "no cgroup v1 hierarchy carries it, and the cgroup v2 "
+		    "group %s is not given it (%s: %.*s): run the launcher "
+		    "where it is delegated, for example with systemd-run "
+		    "--scope -p Delegate=yes",
+		    grp, f, (int)(l ? l : 6), l ? text : "(none)");
+		goto out;
+	}
+	/* cgroup v2 hands a controller down only from a group without
+	 * processes of its own (the root excepted): the launcher, and the
+	 * children it has forked (the proxy), move into a leaf of theirs. */
+	if (!root) {
+		leaf = axg_asprintf("%s/" CG_PREFIX "%ld-launcher", grp,
+		    (long)getpid());
+		if (mkdir(leaf, 0755) == -1 && errno != EEXIST) {
+			axg_seterr(why, whylen, "creating %s: %s", leaf,
+			    strerror(errno));
+			goto out;
+		}
+		free(f);
+		f = axg_asprintf("%s/cgroup.procs", grp);
+		procs = axg_read_file(f, CG_FILE_MAX, NULL, NULL, 0);
+		for (char *p = procs, *end; p != NULL && *p != '\0'; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			while (*end == '\n')
+				end++;
+			if (pid == (long)getpid() ||
+			    parent_of(pid) == (long)getpid()) {
+				char num[32];
+
+				snprintf(num, sizeof(num), "%ld", pid);
+				if (write_file(leaf, "cgroup.procs", num, why,
+					whylen) == -1)
+					goto out;
+			}
+		}
+	}
+	snprintf(plus, sizeof(plus), "+%s", ctl);
+	if (write_file(grp, "cgroup.subtree_control", plus, why, whylen) ==
+	    -1) {
+		if (errno == EBUSY)
+			axg_seterr(why, whylen,
+			    "the cgroup v2 group %s holds processes other than "
+			    "the launcher's, so it cannot hand '%s' down: run "
+			    "the launcher in a group of its own, for example "
+			    "with systemd-run --scope -p Delegate=yes",
+			    grp, ctl);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(f);
+	free(text);
+	free(leaf);
+	free(procs);
+	return rc;
+}
 
 /* The launcher's group in the hierarchy that carries ctl, or NULL with
  * the reason in why.  *v2: that hierarchy is cgroup v2. */
@@ -195,27 +331,21 @@ cg_parent(const char *ctl, bool *v2, char *why, size_t whylen)
 		}
 		res = axg_asprintf("%s%.*s", mnt, (int)selflen, self);
 	} else {
-		char *sub, *ctlist;
+		char leaf[64];
+		size_t ll;
 
-		/* our group must hand the controller down to its children */
+		/* A launcher that moved itself into a leaf of its group (see
+		 * sbx_cg_delegate) still counts from the group. */
+		ll = (size_t)snprintf(leaf, sizeof(leaf),
+		    "/" CG_PREFIX "%ld-launcher", (long)getpid());
+		if (selflen > ll && memcmp(self + selflen - ll, leaf, ll) == 0)
+			selflen -= ll;
 		res = axg_asprintf("%s%.*s", v2mnt, (int)selflen, self);
-		sub = axg_asprintf("%s/cgroup.subtree_control", res);
-		ctlist = axg_read_file(sub, 4096, NULL, NULL, 0);
-		if (ctlist == NULL ||
-		    !sbx_in_list_ws(ctlist, strlen(ctlist), ctl)) {
-			size_t l = ctlist ? strcspn(ctlist, "\n") : 0;
-
-			axg_seterr(why, whylen,
-			    "no cgroup v1 hierarchy carries it, and the "
-			    "cgroup v2 group %s does not delegate it to its "
-			    "children (%s: %.*s): delegate it, or boot with "
-			    "systemd.unified_cgroup_hierarchy=1",
-			    res, sub, (int)(l ? l : 6), l ? ctlist : "(none)");
+		if (sbx_cg_delegate(res, selflen == 1, ctl, why, whylen) ==
+		    -1) {
 			free(res);
 			res = NULL;
 		}
-		free(sub);
-		free(ctlist);
 		*v2 = res != NULL;
 	}
 	/* "/sys/fs/cgroup/pids/" for the root group: no double slash */
@@ -263,41 +393,6 @@ cg_sweep(const char *parent)
 		free(path);
 	}
 	closedir(d);
-}
-
-static int
-write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	size_t n = strlen(s);
-	ssize_t w;
-
-	if (fd < 0)
-		return -1;
-	w = write(fd, s, n);
-	if (w != (ssize_t)n) {
-		int e = w < 0 ? errno : EIO;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return close(fd);
-}
-
-/* Write text into dir/name; on failure, what failed in why. */
-static int
-write_file(const char *dir, const char *name, const char *text, char *why,
-    size_t whylen)
-{
-	char *f = axg_asprintf("%s/%s", dir, name);
-	int rc = write_str(f, text);
-
-	if (rc == -1)
-		axg_seterr(why, whylen, "writing %s to %s: %s", text, f,
-		    strerror(errno));
-	free(f);
-	return rc;
 }
 
 static bool
@@ -380,7 +475,7 @@ rmdir_group(const char *dir)
 	}
 }
 
-/* The job's group beside parent: the one made already for another
+/* The job's group in parent: the one made already for another
  * controller of the same hierarchy, or a new one.  -1 with why. */
 static ptrdiff_t
 group_for(struct sbx_cgroups *cg, char *parent, bool v2, char *why,

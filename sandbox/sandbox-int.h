@@ -134,6 +134,13 @@ bool sbx_in_list_ws(const char *list, size_t n, const char *w);
 struct sbx_cgroups;
 int sbx_cg_create(const struct sbx_spec *spec, struct sbx_cgroups **out,
     char *err, size_t errlen);
+/* Make the cgroup v2 group grp (the hierarchy's root if root) hand the
+ * controller ctl down to its children, as it offers it: the launcher and
+ * the children it forked move into a leaf of their own first,
+ * axgate-<pid>-launcher (cgroup v2 hands controllers down only from a
+ * group without processes).  -1 with why when it cannot. */
+int sbx_cg_delegate(const char *grp, bool root, const char *ctl, char *why,
+    size_t whylen);
 /* Is max_processes enforced by a pids group? */
 bool sbx_cg_pids(const struct sbx_cgroups *cg);
 /* How many of the job's tasks the kernel killed at its memory limit. */

@@ -3,10 +3,12 @@
 check_PROGRAMS += \
 	tests/escape/probe \
 	tests/unit/t-sandbox-spec \
-	tests/unit/t-sandbox-run
+	tests/unit/t-sandbox-run \
+	tests/unit/t-sandbox-cgroup
 TESTS += \
 	tests/unit/t-sandbox-spec \
-	tests/unit/t-sandbox-run
+	tests/unit/t-sandbox-run \
+	tests/unit/t-sandbox-cgroup
 
 ## The probe runs inside the sandbox: no sanitizers (LeakSanitizer needs
 ## ptrace, which the sandbox denies) and no library.
