@@ -162,6 +162,41 @@ parent_of(long pid)
 	return pp;
 }
 
+/* Is pid the launcher or a child it forked (the proxy)? */
+static bool
+ours(long pid)
+{
+	return pid == (long)getpid() || parent_of(pid) == (long)getpid();
+}
+
+/* Move the launcher's processes among procs (cgroup.procs text) into the
+ * group dir; with others set, say whether procs holds any other. */
+static int
+move_ours(const char *procs, const char *dir, bool *others, char *why,
+    size_t whylen)
+{
+	char num[32];
+
+	for (const char *p = procs; p != NULL && *p != '\0';) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		p = end + strspn(end, "\n");
+		if (!ours(pid)) {
+			if (others != NULL)
+				*others = true;
+			continue;
+		}
+		snprintf(num, sizeof(num), "%ld", pid);
+		if (others == NULL &&
+		    write_file(dir, "cgroup.procs", num, why, whylen) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 int
 sbx_cg_delegate(const char *grp, bool root, const char *ctl, char *why,
     size_t whylen)
@@ -169,6 +204,7 @@ sbx_cg_delegate(const char *grp, bool root, const char *ctl, char *why,
 	char *f = axg_asprintf("%s/cgroup.subtree_control", grp);
 	char *text = axg_read_file(f, 4096, NULL, NULL, 0), *leaf = NULL;
 	char *procs = NULL, plus[64];
+	bool others = false;
 	int rc = -1;
 
 	if (text != NULL && sbx_in_list_ws(text, strlen(text), ctl)) {
@@ -192,8 +228,17 @@ sbx_cg_delegate(const char *grp, bool root, const char *ctl, char *why,
 	}
 	/* cgroup v2 hands a controller down only from a group without
 	 * processes of its own (the root excepted): the launcher, and the
-	 * children it has forked (the proxy), move into a leaf of theirs. */
+	 * children it has forked (the proxy), move into a leaf of theirs,
+	 * unless other processes share the group (then nothing moves). */
 	if (!root) {
+		free(f);
+		f = axg_asprintf("%s/cgroup.procs", grp);
+		procs = axg_read_file(f, CG_FILE_MAX, NULL, NULL, 0);
+		move_ours(procs, NULL, &others, why, whylen);
+		if (others) {
+			errno = EBUSY;
+			goto busy;
+		}
 		leaf = axg_asprintf("%s/" CG_PREFIX "%ld-launcher", grp,
 		    (long)getpid());
 		if (mkdir(leaf, 0755) == -1 && errno != EEXIST) {
@@ -201,40 +246,30 @@ sbx_cg_delegate(const char *grp, bool root, const char *ctl, char *why,
 			    strerror(errno));
 			goto out;
 		}
-		free(f);
-		f = axg_asprintf("%s/cgroup.procs", grp);
-		procs = axg_read_file(f, CG_FILE_MAX, NULL, NULL, 0);
-		for (char *p = procs, *end; p != NULL && *p != '\0'; p = end) {
-			long pid = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			while (*end == '\n')
-				end++;
-			if (pid == (long)getpid() ||
-			    parent_of(pid) == (long)getpid()) {
-				char num[32];
-
-				snprintf(num, sizeof(num), "%ld", pid);
-				if (write_file(leaf, "cgroup.procs", num, why,
-					whylen) == -1)
-					goto out;
-			}
-		}
+		if (move_ours(procs, leaf, NULL, why, whylen) == -1)
+			goto undo;
 	}
 	snprintf(plus, sizeof(plus), "+%s", ctl);
-	if (write_file(grp, "cgroup.subtree_control", plus, why, whylen) ==
-	    -1) {
-		if (errno == EBUSY)
-			axg_seterr(why, whylen,
-			    "the cgroup v2 group %s holds processes other than "
-			    "the launcher's, so it cannot hand '%s' down: run "
-			    "the launcher in a group of its own, for example "
-			    "with systemd-run --scope -p Delegate=yes",
-			    grp, ctl);
+	if (write_file(grp, "cgroup.subtree_control", plus, why, whylen) == 0) {
+		rc = 0;
 		goto out;
 	}
-	rc = 0;
+busy:
+	if (errno == EBUSY)
+		axg_seterr(why, whylen,
+		    "the cgroup v2 group %s holds processes other than the "
+		    "launcher's, so it cannot hand '%s' down: run the "
+		    "launcher in a group of its own, for example with "
+		    "systemd-run --scope -p Delegate=yes",
+		    grp, ctl);
+undo:
+	/* back where they were, and the leaf gone */
+	if (leaf != NULL) {
+		char ignored[8];
+
+		move_ours(procs, grp, NULL, ignored, sizeof(ignored));
+		rmdir(leaf);
+	}
 out:
 	free(f);
 	free(text);

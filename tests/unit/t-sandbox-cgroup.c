@@ -237,6 +237,11 @@ main(void)
 	s = slurp(g2, "cgroup.subtree_control");
 	ok(!sbx_in_list_ws(s, strlen(s), ctl), "nothing was enabled");
 	free(s);
+	s = group_of(l2);
+	is_str(s, g2 + strlen(mnt), "and the launcher did not move");
+	free(s);
+	snprintf(buf, sizeof(buf), "%s/axgate-%ld-launcher", g2, (long)l2);
+	ok(access(buf, F_OK) == -1, "no leaf was made");
 	stop((pid_t)child);
 	stop(l2);
 	stop(other);
