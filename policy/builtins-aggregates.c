@@ -53,8 +53,7 @@ fold(struct axp_bctx *ctx, struct axv *const *args, struct axv **out, bool mul)
 		axv_unref(acc);
 		acc = t;
 	}
-	*out = acc;
-	return AXP_BI_OK;
+	return axp_bi_number_out(ctx, acc, out);
 }
 
 static int

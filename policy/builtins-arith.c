@@ -18,8 +18,7 @@ bi_plus(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
 	if (want_numbers(ctx, args) < 0)
 		return AXP_BI_ERROR;
-	*out = axv_num_add(args[0], args[1]);
-	return AXP_BI_OK;
+	return axp_bi_number_out(ctx, axv_num_add(args[0], args[1]), out);
 }
 
 static int
@@ -27,8 +26,7 @@ bi_mul(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
 	if (want_numbers(ctx, args) < 0)
 		return AXP_BI_ERROR;
-	*out = axv_num_mul(args[0], args[1]);
-	return AXP_BI_OK;
+	return axp_bi_number_out(ctx, axv_num_mul(args[0], args[1]), out);
 }
 
 /* Set difference a - b (both sets). */
@@ -49,10 +47,9 @@ bi_minus(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 {
 	enum axv_kind a = axv_kind(args[0]), b = axv_kind(args[1]);
 
-	if (a == AXV_NUMBER && b == AXV_NUMBER) {
-		*out = axv_num_sub(args[0], args[1]);
-		return AXP_BI_OK;
-	}
+	if (a == AXV_NUMBER && b == AXV_NUMBER)
+		return axp_bi_number_out(ctx, axv_num_sub(args[0], args[1]),
+		    out);
 	if (a == AXV_SET && b == AXV_SET) {
 		*out = set_diff(args[0], args[1]);
 		return AXP_BI_OK;
@@ -72,8 +69,7 @@ bi_div(struct axp_bctx *ctx, struct axv *const *args, struct axv **out)
 	if (axv_num_is_zero(args[1]))
 		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
 		    "divide by zero");
-	*out = axv_num_div(args[0], args[1]);
-	return AXP_BI_OK;
+	return axp_bi_number_out(ctx, axv_num_div(args[0], args[1]), out);
 }
 
 static int

@@ -160,6 +160,18 @@ axp_errcode_str(enum axp_errcode code)
 }
 
 int
+axp_bi_number_out(struct axp_bctx *ctx, struct axv *v, struct axv **out)
+{
+	if (!axv_num_is_finite(v)) {
+		axv_unref(v);
+		return axp_bi_error(ctx, AXP_ERR_EVAL_BUILTIN,
+		    "arithmetic result out of range");
+	}
+	*out = v;
+	return AXP_BI_OK;
+}
+
+int
 axp_bi_error(struct axp_bctx *ctx, enum axp_errcode code, const char *fmt, ...)
 {
 	va_list ap;

@@ -260,6 +260,12 @@ axv_number_parse(const char *s, size_t len)
 }
 
 bool
+axv_num_is_finite(const struct axv *v)
+{
+	return v->sub != AXV_NUM_FLOAT || isfinite(AXV_NUM(v)->d);
+}
+
+bool
 axv_num_is_int(const struct axv *v)
 {
 	return v->sub != AXV_NUM_FLOAT;
@@ -397,6 +403,47 @@ bn_divmod(const struct axv *a, const struct axv *b, bool want_rem, bool *exact)
 	return num_from_bn(q);
 }
 
+/* The double of b, shifted right by shift bits first. */
+static double
+bn_double(const BIGNUM *b, int shift)
+{
+	BIGNUM *t = bn_new();
+	char *dec;
+	double d;
+
+	BN_rshift(t, b, shift);
+	BN_set_negative(t, BN_is_negative(b));
+	dec = BN_bn2dec(t);
+	d = dec ? strtod(dec, NULL) : 0;
+	OPENSSL_free(dec);
+	BN_free(t);
+	return d;
+}
+
+/* a / b for integers, one of them past int64, that do not divide: the
+ * quotient's integer part and its fraction as doubles apart, so that a
+ * dividend past binary64's range (2e308 / 3) still gives the double
+ * the quotient is. */
+static struct axv *
+big_quotient(const struct axv *a, const struct axv *b)
+{
+	BIGNUM *x = to_bn(a), *y = to_bn(b), *q = bn_new(), *r = bn_new();
+	BN_CTX *ctx = BN_CTX_new();
+	int shift;
+	double d;
+
+	BN_div(q, r, x, y, ctx);
+	/* |r| < |y|: both scaled alike keep the fraction and fit */
+	shift = BN_num_bits(y) > 1000 ? BN_num_bits(y) - 1000 : 0;
+	d = bn_double(q, 0) + bn_double(r, shift) / bn_double(y, shift);
+	BN_CTX_free(ctx);
+	BN_free(x);
+	BN_free(y);
+	BN_free(q);
+	BN_free(r);
+	return axv_double(d);
+}
+
 struct axv *
 axv_num_div(const struct axv *a, const struct axv *b)
 {
@@ -414,6 +461,7 @@ axv_num_div(const struct axv *a, const struct axv *b)
 		if (exact)
 			return q;
 		axv_unref(q);
+		return big_quotient(a, b);
 	}
 	return axv_double(AXV_NUM(a)->d / AXV_NUM(b)->d);
 }

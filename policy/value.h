@@ -75,6 +75,8 @@ bool axv_num_is_int(const struct axv *v); /* integral (int64 or big) */
 /* The int64 value when the number is an integer that fits. */
 bool axv_num_get_i64(const struct axv *v, int64_t *out);
 double axv_num_get_double(const struct axv *v);
+/* False for a float result past binary64's range (inf, nan). */
+bool axv_num_is_finite(const struct axv *v);
 /* Arithmetic.  Integers stay exact.  div/rem return NULL when b is zero;
  * rem also returns NULL on non-integers (the caller words the error). */
 struct axv *axv_num_add(const struct axv *a, const struct axv *b);

@@ -47,4 +47,5 @@ tests_fuzz_fuzz_policy_LDFLAGS = $(FUZZ_CFLAGS)
 endif
 EXTRA_DIST += tests/fuzz/fuzz-policy.c tests/fuzz/corpus/policy/basic.rego \
 	tests/fuzz/corpus/policy/nested-call-args.rego \
-	tests/fuzz/corpus/policy/graphql.rego
+	tests/fuzz/corpus/policy/graphql.rego \
+	tests/fuzz/corpus/policy/numbers.rego

@@ -294,6 +294,24 @@ test_builtins(void)
 	free(r);
 	is_int(call("rem", "1.5", "1", &r, &ctx), AXP_BI_ERROR, "rem float");
 	is_str(ctx.msg, "rem: modulo on floating-point number", "rem message");
+	/* past binary64: an error, never an "inf" that no JSON can hold */
+	is_int(call("mul", "1e308", "10", &r, &ctx), AXP_BI_ERROR,
+	    "1e308 * 10 overflows a float");
+	is_str(ctx.msg, "mul: arithmetic result out of range",
+	    "overflow message");
+	is_int(call("sum", "[1e308, 1e308]", NULL, &r, &ctx), AXP_BI_ERROR,
+	    "and so does sum([1e308, 1e308])");
+	is_int(call("div", "2e308", "3", &r, &ctx), AXP_BI_OK,
+	    "2e308 / 3 fits a double");
+	{
+		struct axv *q = r ? J(r) : NULL;
+		double d = q ? axv_num_get_double(q) : 0;
+
+		ok(d > 6.66666666666666e307 && d < 6.66666666666667e307,
+		    "and is its double (%s)", r ? r : "?");
+		axv_unref(q);
+	}
+	free(r);
 }
 
 int
