@@ -8,12 +8,16 @@
 # block mode within 1.2x of unshare -n.  Then the launcher's own profile
 # of each step (AXGATE_TRACE_LAUNCH=1), median per step, in both modes.
 # AXGATE_BASELINE=path/to/another/axgate adds that build to the same run
-# (before/after comparisons).
+# (before/after comparisons).  BENCH_RUN_GAP=SECONDS sleeps that long
+# before each command: launches far apart, where the kernel has finished
+# destroying the last job's namespace (in the background, under the lock
+# that creating a veth pair takes) before the next one starts.
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "bench-run: needs root (namespaces)"; exit 0; }
 AXGATE=${AXGATE:-cli/axgate}
 top_srcdir=${top_srcdir:-.}
 rounds=${BENCH_RUN_ROUNDS:-15}
+gap=${BENCH_RUN_GAP:-0}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
@@ -40,6 +44,7 @@ for n in $names; do : >"$tmp/$n"; done
 i=0
 while [ $i -lt "$rounds" ]; do
 	for n in $names; do
+		[ "$gap" = 0 ] || sleep "$gap"
 		case $n in
 		unshare-n) t=$(time_ms unshare -n /bin/true) ;;
 		axgate-block) t=$(time_ms "$AXGATE" run --policy "$block" \
@@ -60,6 +65,7 @@ done
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 spread() { sort -n "$1" | awk '{a[NR]=$1} END {printf "%s-%s", a[int(NR/10)+1], a[NR-int(NR/10)]}'; }
 base=$(median "$tmp/unshare-n")
+[ "$gap" = 0 ] || echo "($gap s between launches)"
 printf '%-14s %10s %16s %10s\n' command "median ms" "p10-p90 ms" "vs unshare"
 for n in $names; do
 	m=$(median "$tmp/$n")
@@ -71,6 +77,7 @@ done
 trace() {
 	i=0
 	while [ $i -lt "$rounds" ]; do
+		[ "$gap" = 0 ] || sleep "$gap"
 		AXGATE_TRACE_LAUNCH=1 "$AXGATE" run --policy "$1" \
 		    --workspace "$tmp" -- /bin/true 2>&1 >/dev/null
 		i=$((i + 1))
