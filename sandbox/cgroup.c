@@ -291,6 +291,9 @@ cg_parent(const char *ctl, bool *v2, char *why, size_t whylen)
 	const char *self = NULL;
 	size_t selflen = 0;
 	bool v1 = false;
+	/* For tests: as on a host with cgroup v2 alone.  (Fewer groups: a
+	 * refusal, or RLIMIT_NPROC, never a weaker limit.) */
+	bool ignore_v1 = getenv("AXGATE_CGROUP_IGNORE_V1") != NULL;
 
 	*v2 = false;
 	if (mi == NULL || cg == NULL) {
@@ -308,7 +311,7 @@ cg_parent(const char *ctl, bool *v2, char *why, size_t whylen)
 		    sscanf(l, "%*s %*s %*s %1023s %1023s", r, m) != 2 ||
 		    sscanf(dash + 3, "%63s %*s %1023s", fs, opts) != 2)
 			continue;
-		if (strcmp(fs, "cgroup") == 0) {
+		if (strcmp(fs, "cgroup") == 0 && !ignore_v1) {
 			if (sbx_in_list(opts, strlen(opts), ctl)) {
 				axg_strlcpy(mnt, m, sizeof(mnt));
 				axg_strlcpy(root, r, sizeof(root));
@@ -375,7 +378,8 @@ cg_parent(const char *ctl, bool *v2, char *why, size_t whylen)
 		    "/" CG_PREFIX "%ld-launcher", (long)getpid());
 		if (selflen > ll && memcmp(self + selflen - ll, leaf, ll) == 0)
 			selflen -= ll;
-		res = axg_asprintf("%s%.*s", v2mnt, (int)selflen, self);
+		res = axg_asprintf("%s%.*s", v2mnt,
+		    (int)(selflen == 1 ? 0 : selflen), self);
 		if (sbx_cg_delegate(res, selflen == 1, ctl, why, whylen) ==
 		    -1) {
 			free(res);

@@ -110,6 +110,38 @@ else
 	skip "RLIMIT_NPROC fallback" "tests/integration/failsys is not built"
 fi
 
+# As on a host with cgroup v2 alone (v1 hierarchies ignored): the v2
+# hierarchy here offers neither memory nor cpu (they are bound to v1), so
+# the memory and CPU-rate limits are refused and the process limit is
+# RLIMIT_NPROC.
+v2mnt=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+v2self=$(sed -n 's/^0::\(.*\)/\1/p' /proc/self/cgroup)
+v2ctl=$(cat "$v2mnt${v2self%/}/cgroup.controllers" 2>/dev/null)
+printf 'version: 1\nname: v2\nnetwork: {mode: block}\nprocess: {max_memory_mb: 64}\n' >"$tmp/v2mem.yaml"
+printf 'version: 1\nname: v2\nnetwork: {mode: block}\nprocess: {cpu_rate_percent: 50}\n' >"$tmp/v2cpu.yaml"
+if [ -z "$v2mnt" ]; then
+	skip "cgroup v2 refusals" "no cgroup v2 hierarchy is mounted"
+elif printf '%s\n' "$v2ctl" | grep -qw -e memory -e cpu -e pids; then
+	skip "cgroup v2 refusals" "this host's cgroup v2 group offers memory, cpu or pids ($v2ctl)"
+else
+	rm -f "$tmp/ws/ran"
+	out=$(AXGATE_CGROUP_IGNORE_V1=1 "$AXGATE" run --policy "$tmp/v2mem.yaml" \
+	    --workspace "$tmp/ws" -- /bin/sh -c "touch $tmp/ws/ran" 2>&1)
+	is "$?" 251 "v2 alone, max_memory_mb: the launch is refused"
+	like "$out" "process.max_memory_mb, which needs the 'memory' cgroup controller: no cgroup v1 hierarchy carries it, and the cgroup v2 group" \
+		"the message names the limit, the controller and the v2 group"
+	like "$out" "Delegate=yes" "and says how to fix it"
+	ok $([ ! -e "$tmp/ws/ran" ]; echo $?) "the job never ran"
+	out=$(AXGATE_CGROUP_IGNORE_V1=1 "$AXGATE" run --policy "$tmp/v2cpu.yaml" \
+	    --workspace "$tmp/ws" -- /bin/true 2>&1)
+	is "$?" 251 "v2 alone, cpu_rate_percent: refused too"
+	like "$out" "'cpu' cgroup controller" "naming the cpu controller"
+	out=$(AXGATE_CGROUP_IGNORE_V1=1 "$AXGATE" run --policy "$tmp/big.yaml" \
+	    --workspace "$tmp/ws" -- /bin/sh -c 'grep "^Max processes" /proc/self/limits' 2>&1)
+	matches "$out" "^Max processes +60000 +60000 " \
+		"v2 alone, max_processes: RLIMIT_NPROC"
+fi
+
 # Memory and CPU rate: groups of the job's own in the memory and cpu
 # controllers (v1 hierarchies here, or cgroup v2 where it delegates them).
 probe_src="$top_builddir/tests/escape/probe"
