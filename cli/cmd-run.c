@@ -962,6 +962,7 @@ out:
 			free(rc->owned[i]);
 		free(rc);
 	}
+	trace_step(&tr, "free");
 	return status;
 }
 
