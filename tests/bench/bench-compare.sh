@@ -89,7 +89,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The proxy on one CPU, the generator and its upstreams on another.
+# The proxy and the upstreams on one CPU, the generator on another, so a
+# direct run crosses CPUs as often as a proxied one (doc/PERFORMANCE.md).
 ncpu=$(nproc 2>/dev/null || echo 1)
 if [ "$ncpu" -ge 2 ]; then px_cpu=1; gen_cpu=0; else px_cpu=0; gen_cpu=0; fi
 pin_px="nice -n $nice taskset -c $px_cpu"
