@@ -87,12 +87,12 @@ extern struct axv axp_range_marker;
 /* Record an error "NAME: message" with code; returns AXP_BI_ERROR. */
 int axp_bi_error(struct axp_bctx *ctx, enum axp_errcode code, const char *fmt,
     ...) AXG_PRINTF(3, 4);
-/* Record OPA's operand type error: "NAME: operand POS must be WANT but got
- * TYPE" (eval_type_error); pos counts from 1.  want is a type name, or
- * several as "one of {array, set}".  Returns AXP_BI_ERROR. */
 /* *out = v, a number just computed; or an error (v freed) when it is a
  * float past binary64's range, which no JSON can hold. */
 int axp_bi_number_out(struct axp_bctx *ctx, struct axv *v, struct axv **out);
+/* Record OPA's operand type error: "NAME: operand POS must be WANT but got
+ * TYPE" (eval_type_error); pos counts from 1.  want is a type name, or
+ * several as "one of {array, set}".  Returns AXP_BI_ERROR. */
 int axp_bi_type_error(struct axp_bctx *ctx, int pos, const char *want,
     const struct axv *got);
 /* Check args[pos-1] is of kind k, else record the type error.  true if ok.

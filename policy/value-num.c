@@ -420,36 +420,39 @@ bn_double(const BIGNUM *b, int shift)
 	return d;
 }
 
-/* a / b for integers, one of them past int64, that do not divide: the
- * quotient's integer part and its fraction as doubles apart, so that a
- * dividend past binary64's range (2e308 / 3) still gives the double
- * the quotient is. */
+/* a / b for integers, one of them past int64: exact when b divides a;
+ * else the quotient's integer part and its fraction as doubles apart, so
+ * that a dividend past binary64's range (2e308 / 3) still gives the
+ * double the quotient is. */
 static struct axv *
-big_quotient(const struct axv *a, const struct axv *b)
+big_div(const struct axv *a, const struct axv *b)
 {
 	BIGNUM *x = to_bn(a), *y = to_bn(b), *q = bn_new(), *r = bn_new();
 	BN_CTX *ctx = BN_CTX_new();
+	struct axv *res;
 	int shift;
-	double d;
 
 	BN_div(q, r, x, y, ctx);
-	/* |r| < |y|: both scaled alike keep the fraction and fit */
-	shift = BN_num_bits(y) > 1000 ? BN_num_bits(y) - 1000 : 0;
-	d = bn_double(q, 0) + bn_double(r, shift) / bn_double(y, shift);
+	if (BN_is_zero(r)) {
+		res = num_from_bn(q);
+		q = NULL;
+	} else {
+		/* |r| < |y|: both scaled alike keep the fraction and fit */
+		shift = BN_num_bits(y) > 1000 ? BN_num_bits(y) - 1000 : 0;
+		res = axv_double(bn_double(q, 0) +
+		    bn_double(r, shift) / bn_double(y, shift));
+	}
 	BN_CTX_free(ctx);
 	BN_free(x);
 	BN_free(y);
 	BN_free(q);
 	BN_free(r);
-	return axv_double(d);
+	return res;
 }
 
 struct axv *
 axv_num_div(const struct axv *a, const struct axv *b)
 {
-	bool exact;
-	struct axv *q;
-
 	if (axv_num_is_zero(b))
 		return NULL;
 	if (a->sub == AXV_NUM_INT && b->sub == AXV_NUM_INT) {
@@ -457,11 +460,7 @@ axv_num_div(const struct axv *a, const struct axv *b)
 		if (!(p == INT64_MIN && d == -1) && p % d == 0)
 			return axv_int(p / d);
 	} else if (!both_float_math(a, b)) {
-		q = bn_divmod(a, b, false, &exact);
-		if (exact)
-			return q;
-		axv_unref(q);
-		return big_quotient(a, b);
+		return big_div(a, b);
 	}
 	return axv_double(AXV_NUM(a)->d / AXV_NUM(b)->d);
 }
