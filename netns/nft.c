@@ -182,7 +182,9 @@ static void
 batch_init(struct batch *bt, const char *where, const char *table)
 {
 	memset(bt, 0, sizeof(*bt));
-	bt->buf = axg_malloc(BATCH_BUF_SIZE);
+	/* zeroed: the alignment padding of each message goes to the kernel
+	 * as it is */
+	bt->buf = axg_calloc(1, BATCH_BUF_SIZE);
 	bt->b = mnl_nlmsg_batch_start(bt->buf, BATCH_BUF_SIZE);
 	bt->seq0 = (uint32_t)time(NULL);
 	bt->seq = bt->seq0;
