@@ -127,11 +127,12 @@ static void __attribute__((noreturn)) holder(int fd, int rfd)
 void
 nsi_nf_close_async(struct mnl_socket *nl)
 {
-	int p[2] = { -1, -1 }, st;
+	int p[2] = { -1, -1 }, st, fd;
 	pid_t mid;
 
 	if (nl == NULL)
 		return;
+	fd = mnl_socket_get_fd(nl); /* no call but syscalls after vfork */
 	if (pipe2(p, O_CLOEXEC) != 0)
 		goto sync;
 	/* vfork: nothing copied for the short-lived middle process, which
@@ -144,7 +145,7 @@ nsi_nf_close_async(struct mnl_socket *nl)
 		    NULL, NULL);
 
 		if (h == 0)
-			holder(mnl_socket_get_fd(nl), p[0]);
+			holder(fd, p[0]);
 		syscall(SYS_exit_group, h < 0 ? 1 : 0);
 	}
 	if (mid < 0)
