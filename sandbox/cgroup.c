@@ -48,7 +48,7 @@
 #define CG_PREFIX      "axgate-"
 #define CG_RMDIR_TRIES 50 /* 2 ms apart: tasks leave a group lazily */
 #define CG_MAX	       3  /* hierarchies: one per controller at most */
-#define CPU_PERIOD_US  100000
+#define CPU_PERIOD_US  100000u
 
 /* Is w one of the comma-separated names of list (n bytes)?  A hierarchy
  * can carry several controllers: "4:cpu,pids:/". */
