@@ -29,6 +29,7 @@ struct parser {
 	int tmpl_own, *tmpl_vars;
 	bool kw_and, kw_or, kw_not; /* future.keywords.and/or/not imported */
 	struct axg_buf *pending;    /* freed if a parse error unwinds */
+	struct axg_buf lit;	    /* a template string's literal text */
 	struct ast_comment *comments, *comments_tail;
 	jmp_buf fail;
 };
@@ -381,19 +382,21 @@ parse_template(struct parser *ps)
 		   *end = ps->tok.start + ps->tok.len - 1;
 	bool raw = ps->tok.start[1] == '`';
 	struct tlist parts = { NULL, 0, 0 };
-	struct axg_buf lit;
+	/* in the parser, not on this frame: a parse error unwinds past it
+	 * and frees it through ps->pending */
+	struct axg_buf *lit = &ps->lit;
 	struct ast_term *arr, *call;
 
-	axg_buf_init(&lit, 0);
-	ps->pending = &lit;
+	axg_buf_init(lit, 0);
+	ps->pending = lit;
 	while (p < end) {
 		if (*p == '\\' && p + 1 < end) {
 			if (p[1] == '{' || p[1] == '}') {
-				axg_buf_putc(&lit, p[1]);
+				axg_buf_putc(lit, p[1]);
 				p += 2;
 				continue;
 			} else if (raw) {
-				axg_buf_putc(&lit, *p++);
+				axg_buf_putc(lit, *p++);
 				continue;
 			} else {
 				/* a JSON escape: decode "\x" alone */
@@ -404,9 +407,8 @@ parse_template(struct parser *ps)
 					n = (size_t)(end - p);
 				memcpy(tmp, p, n);
 				tmp[n] = '"';
-				if (axv_json_unquote(tmp, tmp + n + 1, &lit,
+				if (axv_json_unquote(tmp, tmp + n + 1, lit,
 					&stop, &why) < 0) {
-					axg_buf_free(&lit);
 					perr(ps,
 					    "bad escape in template string");
 				}
@@ -437,12 +439,12 @@ parse_template(struct parser *ps)
 				}
 				q++;
 			}
-			if (lit.len > 0) {
+			if (lit->len > 0) {
 				struct ast_term *s = mkterm(ps, T_SCALAR, loc);
 				s->val = ast_keep(ps->a,
-				    axv_string(lit.data, lit.len));
+				    axv_string(lit->data, lit->len));
 				tl_push(&parts, s);
-				axg_buf_reset(&lit);
+				axg_buf_reset(lit);
 			}
 			e = parse_sub_term(ps, p + 1, (size_t)(q - p - 1), loc);
 			snprintf(vn, sizeof(vn), "_$t%d",
@@ -468,15 +470,15 @@ parse_template(struct parser *ps)
 			p = q + 1;
 			continue;
 		}
-		axg_buf_putc(&lit, *p++);
+		axg_buf_putc(lit, *p++);
 	}
-	if (lit.len > 0 || parts.n == 0) {
+	if (lit->len > 0 || parts.n == 0) {
 		struct ast_term *s = mkterm(ps, T_SCALAR, loc);
 		s->val = ast_keep(ps->a,
-		    axv_string(lit.data ? lit.data : "", lit.len));
+		    axv_string(lit->data ? lit->data : "", lit->len));
 		tl_push(&parts, s);
 	}
-	axg_buf_free(&lit);
+	axg_buf_free(lit);
 	ps->pending = NULL;
 	next(ps);
 	arr = mkterm(ps, T_ARRAY, loc);
