@@ -48,6 +48,22 @@ matches() {
 
 skip() { _t_n=$((_t_n + 1)); echo "ok $_t_n - $1 # SKIP $2"; }
 
+# ocsf_valid FILE NAME: one check that every event of FILE (JSON lines)
+# passes the shared ocsf-validate, its report shown on failure; a skip
+# when the shared material is absent.
+ocsf_valid() {
+	_v="${AXG_SHARED_DIR:-}/ocsf/ocsf-validate"
+	if [ -x "$_v" ]; then
+		_vout=$("$_v" "$1" 2>&1)
+		_vst=$?
+		ok $_vst "$2"
+		[ $_vst -eq 0 ] || printf '%s\n' "$_vout" | head -n 20 |
+			sed 's/^/# /'
+	else
+		skip "$2" "ocsf-validate not found under AXG_SHARED_DIR"
+	fi
+}
+
 # need_root WHY: skip the whole file, saying WHY, unless run as root.
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "$*"; }
 

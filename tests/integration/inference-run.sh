@@ -85,14 +85,6 @@ like "$out" "status=502" "and the call fails with 502"
 ok $(echo "$out" | grep -q 'sk-host-file-key'; [ $? -ne 0 ]; echo $?) "the job never saw the file's key"
 is "$(grep -c '"class_uid":6003' "$tmp/a.jsonl")" 3 "one API Activity event per routed call"
 ok $(grep -q 'sk-host-held\|sk-host-file' "$tmp/a.jsonl"; [ $? -ne 0 ]; echo $?) "no key in the audit"
-v="${AXG_SHARED_DIR:-}/ocsf/ocsf-validate"
-if [ -x "$v" ]; then
-	grep '"class_uid":\(4002\|6003\)' "$tmp/a.jsonl" > "$tmp/ev.jsonl"
-	"$v" "$tmp/ev.jsonl" > "$tmp/val.log" 2>&1
-	st=$?
-	[ $st -eq 0 ] || sed 's/^/# /' "$tmp/val.log" | head -n 20
-	ok $st "the events pass ocsf-validate"
-else
-	skip "ocsf-validate" "ocsf-validate not found under AXG_SHARED_DIR"
-fi
+grep '"class_uid":\(4002\|6003\)' "$tmp/a.jsonl" > "$tmp/ev.jsonl"
+ocsf_valid "$tmp/ev.jsonl" "the events pass ocsf-validate"
 done_testing

@@ -283,14 +283,6 @@ like "$(grep '"class_uid":6003' "$a" | grep '"nousage"' | head -n 1)" '"prompt_t
     "usage is estimated when the backend gives none"
 ok $(grep -q "$HOSTKEY\|$AKEY" "$a" "$tmp/serve.log"; [ $? -ne 0 ]; echo $?) \
     "the keys are in neither the audit nor the log"
-v="${AXG_SHARED_DIR:-}/ocsf/ocsf-validate"
-if [ -x "$v" ]; then
-	grep '"class_uid":\(4002\|6003\)' "$a" > "$tmp/ev.jsonl"
-	"$v" "$tmp/ev.jsonl" > "$tmp/val.log" 2>&1
-	st=$?
-	[ $st -eq 0 ] || sed 's/^/# /' "$tmp/val.log" | head -n 20
-	ok $st "4002 and 6003 events pass ocsf-validate"
-else
-	skip "ocsf-validate" "ocsf-validate not found under AXG_SHARED_DIR"
-fi
+grep '"class_uid":\(4002\|6003\)' "$a" > "$tmp/ev.jsonl"
+ocsf_valid "$tmp/ev.jsonl" "4002 and 6003 events pass ocsf-validate"
 done_testing

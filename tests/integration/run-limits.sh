@@ -200,15 +200,7 @@ is "$?" 137 "a job touching 64 MiB under max_memory_mb 32 is killed"
 like "$out" "reached its memory limit (process.max_memory_mb)" "and the launcher says why"
 like "$(tail -1 "$tmp/mem.audit")" '"status_detail":"a task was killed at the memory limit' \
 	"and so does its exit event"
-v="${AXG_SHARED_DIR:-}/ocsf/ocsf-validate"
-if [ -x "$v" ]; then
-	"$v" "$tmp/mem.audit" >"$tmp/val.log" 2>&1
-	st=$?
-	[ $st -eq 0 ] || sed 's/^/# /' "$tmp/val.log" | head -n 20
-	ok $st "the launch and exit events pass ocsf-validate"
-else
-	skip "ocsf-validate" "ocsf-validate not found under AXG_SHARED_DIR"
-fi
+ocsf_valid "$tmp/mem.audit" "the launch and exit events pass ocsf-validate"
 out=$("$AXGATE" run --policy "$tmp/mem.yaml" --workspace "$tmp/ws" \
     -- "$tmp/bin/probe" alloc 8 2>&1)
 is "$out" "OK" "8 MiB fits"
