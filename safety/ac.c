@@ -299,6 +299,14 @@ leak_ac_simd(const struct leak_ac *ac)
 	return ac->avx2;
 }
 
+enum leak_simd
+leak_ac_simd_level(const struct leak_ac *ac)
+{
+	return ac->avx512 ? LEAK_SIMD_AVX512
+	    : ac->avx2	  ? LEAK_SIMD_AVX2
+			  : LEAK_SIMD_NONE;
+}
+
 /* p[0..len) equals the lower-case kw without regard to ASCII case;
  * compared from the end, where keywords sharing a tail differ last. */
 static inline bool

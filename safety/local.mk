@@ -9,6 +9,7 @@ libaxgate_la_SOURCES += \
 	%reldir%/check.c \
 	%reldir%/decode.c \
 	%reldir%/scan.c \
+	%reldir%/runs.c \
 	%reldir%/stream.c \
 	%reldir%/redact.c \
 	%reldir%/proxy-hook.c \

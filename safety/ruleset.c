@@ -468,10 +468,6 @@ leak_ruleset_finish(struct leak_ruleset *rs, char *err, size_t errlen)
 		}
 		k->assign_min = least == SIZE_MAX ? 0 : least;
 	}
-	for (int c = 0; c < 256; c++)
-		rs->b64tab[c] = (c >= 'A' && c <= 'Z') ||
-		    (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '+' || c == '/' || c == '-' || c == '_';
 	rs->code = axg_calloc(rs->nrules ? rs->nrules : 1, sizeof(*rs->code));
 	(void)err;
 	(void)errlen;

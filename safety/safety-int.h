@@ -40,8 +40,43 @@ enum {
 typedef bool (
     *leak_precheck_fn)(const uint8_t *p, size_t n, size_t start, size_t end);
 
-/* Longest run of hex digits decoded as hex-encoded text. */
+/* Shortest and longest run of hex digits decoded as hex-encoded text
+ * (32 digits: 16 bytes of text). */
+#define LEAK_HEX_RUN_MIN 32
 #define LEAK_HEX_RUN_MAX 4096
+
+/* Shortest run of base64 bytes that is decoded and scanned again. */
+#define LEAK_B64_RUN_MIN 24
+
+/* Which vector instructions a pass uses. */
+enum leak_simd { LEAK_SIMD_NONE, LEAK_SIMD_AVX2, LEAK_SIMD_AVX512 };
+
+/* A layer's bytes by class, as bitmaps (bit i % 64 of word i / 64 for
+ * byte i; bits at n and past it clear): the base64 and base64url
+ * alphabet, hex digits, A-Z, a-z.  runs.c. */
+struct leak_runmask {
+	uint64_t *b64, *hex, *upper, *lower; /* one allocation, at b64 */
+	/* Bit i: bytes i .. i + LEAK_B64_RUN_MIN - 1 are all base64. */
+	uint64_t *start;
+	size_t cap; /* words of each, and one 0 */
+	size_t n;   /* bytes of the layer */
+};
+
+/* Fill rm for p[0..n), growing it as needed, with the instructions simd
+ * names (the same bits either way). */
+void leak_runmask_build(struct leak_runmask *rm, const uint8_t *p, size_t n,
+    enum leak_simd simd);
+void leak_runmask_free(struct leak_runmask *rm);
+/* The first run of at least LEAK_B64_RUN_MIN base64 bytes at or after
+ * from (a run under way at from counting from there), as [*s, *e). */
+bool leak_runmask_b64_run(const struct leak_runmask *rm, size_t from, size_t *s,
+    size_t *e);
+/* The first run of at least LEAK_HEX_RUN_MIN hex digits in [from, e), a
+ * part of a base64 run, as [*hs, *he). */
+bool leak_runmask_hex_run(const struct leak_runmask *rm, size_t from, size_t e,
+    size_t *hs, size_t *he);
+/* Does [s, e) hold both an upper- and a lower-case letter? */
+bool leak_runmask_both_cases(const struct leak_runmask *rm, size_t s, size_t e);
 
 /* Validators run on the secret after the regex confirms it. */
 enum leak_validator {
@@ -95,9 +130,11 @@ void leak_ac_set_avx512(struct leak_ac *ac, bool on);
  * lets end at p[e], e < n (0 where none can); out[0] is 0. */
 void leak_ac_filter(const struct leak_ac *ac, const uint8_t *p, size_t n,
     uint8_t *out);
-/* Is the SIMD filter in use?  The scanner's other SIMD passes follow it,
- * so the same switch compares both paths of every pass. */
+/* Is the SIMD filter in use, and with which instructions?  The scanner's
+ * other SIMD passes follow it, so the same switch compares every path of
+ * every pass. */
 bool leak_ac_simd(const struct leak_ac *ac);
+enum leak_simd leak_ac_simd_level(const struct leak_ac *ac);
 /* Call hit(end, id, arg) for every pattern occurrence ending at end (the
  * offset just past its last byte), roughly in order of position (a long
  * keyword is reported where its rarest window is).  Returns 0, or the
@@ -169,7 +206,6 @@ struct leak_ruleset {
 	size_t nkws;
 	struct leak_ac *ac;
 	const pcre2_code *placeholder; /* the common allowlist (shared) */
-	uint8_t b64tab[256];	       /* 1 for base64 and base64url bytes */
 };
 
 /* An empty rule set to add rules to (no built-in rules), and the step

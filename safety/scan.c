@@ -18,19 +18,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define SCAN_X86 1
-#endif
-
 #include "common/common.h"
 #include "safety/safety-int.h"
 
 #define MATCH_LIMIT   1000000
 #define DEPTH_LIMIT   5000
 #define JIT_STACK_MAX (512 * 1024)
-#define B64_RUN_MIN   24
-#define HEX_RUN_MIN   32 /* hex digits: 16 bytes of text */
 #define IGNORE_MAX    64
 
 struct cand {
@@ -78,9 +71,8 @@ struct leak_scan {
 	uint32_t *map[LEAK_DECODE_DEPTH_MAX + 1];
 	size_t mapcap[LEAK_DECODE_DEPTH_MAX + 1];
 	struct axg_buf b64[LEAK_DECODE_DEPTH_MAX + 1];
-	/* Per layer: bit i of word i / 64 is set if byte i is base64. */
-	uint64_t *b64m[LEAK_DECODE_DEPTH_MAX + 1];
-	size_t b64mcap[LEAK_DECODE_DEPTH_MAX + 1];
+	/* Per layer: its bytes by class. */
+	struct leak_runmask rm[LEAK_DECODE_DEPTH_MAX + 1];
 	uint8_t hex[LEAK_DECODE_DEPTH_MAX + 1][LEAK_HEX_RUN_MAX / 2];
 
 	int failed;
@@ -164,7 +156,7 @@ leak_scan_free(struct leak_scan *sc)
 		axg_buf_free(&sc->dec[d]);
 		axg_buf_free(&sc->b64[d]);
 		free(sc->map[d]);
-		free(sc->b64m[d]);
+		leak_runmask_free(&sc->rm[d]);
 	}
 	free(sc);
 }
@@ -683,66 +675,17 @@ hex_text(const uint8_t *p, size_t n, uint8_t *out)
 	return !(lower && upper); /* one case, as hex encoders write */
 }
 
-/* Is c a hex digit?  Without branches: the search below runs over the
- * digits of every hash and id, where a branch per byte on digit or
- * letter is mispredicted at random. */
-static inline bool
-hex_digit(uint8_t c)
-{
-	return ((unsigned)c - '0' < 10) | ((unsigned)(c | 0x20) - 'a' < 6);
-}
-
-/* The high bit of each of the 8 bytes at p that is a hex digit. */
-static inline uint64_t
-hex8(const uint8_t *p)
-{
-	const uint64_t ones = 0x0101010101010101ULL, hi = ones * 0x80;
-	uint64_t v, t, l;
-
-	memcpy(&v, p, 8);
-	t = v & ~hi; /* each byte under 0x80: the sums stay in it */
-	l = t | ones * 0x20;
-	uint64_t dig =
-	    (t + ones * (0x80 - '0')) & ~(t + ones * (0x80 - '9' - 1));
-	uint64_t let =
-	    (l + ones * (0x80 - 'a')) & ~(l + ones * (0x80 - 'f' - 1));
-	return (dig | let) & ~v & hi;
-}
-
-/* The first i in [from, e) whose byte is (want) or is not (!want) a hex
- * digit, or e; 8 bytes at a time while 8 are left. */
-static size_t
-hex_skip(const uint8_t *p, size_t from, size_t e, bool want)
-{
-	const uint64_t hi = 0x8080808080808080ULL;
-	size_t i = from;
-
-	for (; i + 8 <= e; i += 8) {
-		uint64_t m = want ? hex8(p + i) : ~hex8(p + i) & hi;
-		if (m != 0)
-			return i + (size_t)__builtin_ctzll(m) / 8;
-	}
-	while (i < e && hex_digit(p[i]) != want)
-		i++;
-	return i;
-}
-
-/* Hex runs of at least HEX_RUN_MIN digits inside p[s..e) (a run of
+/* Hex runs of at least LEAK_HEX_RUN_MIN digits inside p[s..e) (a run of
  * base64 bytes, which hex digits are), decoded and scanned again. */
 static int
 scan_hex_runs(struct leak_scan *sc, const uint8_t *p, size_t s, size_t e,
     const struct layer *ly, int depth)
 {
-	size_t i = s;
+	size_t i = s, b;
 
-	while (i + HEX_RUN_MIN <= e) {
-		i = hex_skip(p, i, e, true);
-		if (i + HEX_RUN_MIN > e)
-			break;
-		size_t b = i;
-		i = hex_skip(p, i, e, false);
+	while (leak_runmask_hex_run(&sc->rm[depth], i, e, &b, &i)) {
 		size_t len = i - b;
-		if (len < HEX_RUN_MIN || len > LEAK_HEX_RUN_MAX)
+		if (len > LEAK_HEX_RUN_MAX)
 			continue;
 		len &= ~(size_t)1; /* an odd digit out is left at the end */
 		uint8_t *out = sc->hex[depth];
@@ -778,176 +721,10 @@ b64_texty(const uint8_t *p, size_t n)
 	return high * 4 <= groups;
 }
 
-/* Set m[i / 64] bit i % 64 for the base64 bytes of p[0..n): words
- * [0, (n + 63) / 64), bits at n and past it clear. */
-static void
-b64_mask_scalar(const uint8_t *tab, const uint8_t *p, size_t n, uint64_t *m)
-{
-	for (size_t w = 0; w * 64 < n; w++) {
-		size_t lim = n - w * 64 < 64 ? n - w * 64 : 64;
-		const uint8_t *q = p + w * 64;
-		uint64_t x = 0;
-		for (size_t j = 0; j < lim; j++)
-			x |= (uint64_t)tab[q[j]] << j;
-		m[w] = x;
-	}
-}
-
-#ifdef SCAN_X86
-/* b64_mask_scalar with AVX2, for rs->b64tab's alphabet (A-Z a-z 0-9 + / -
- * _), looked up by nibbles: a byte is in it if its high nibble's class
- * bits and its low nibble's share one.  Classes: 0 "+-/" (high 2, low B
- * D F), 1 digits (3, 0-9), 2 A-O and a-o (4 and 6, 1-F), 3 P-Z and p-z
- * (5 and 7, 0-A), 4 '_' (5, F).  The tail, under 64 bytes, is done with
- * tab. */
-__attribute__((target("avx2"))) static void
-b64_mask_avx2(const uint8_t *tab, const uint8_t *p, size_t n, uint64_t *m)
-{
-	const __m256i lo_cls = _mm256_setr_epi8(0x0a, 0x0e, 0x0e, 0x0e, 0x0e,
-	    0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0c, 0x05, 0x04, 0x05, 0x04, 0x15,
-	    0x0a, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0c,
-	    0x05, 0x04, 0x05, 0x04, 0x15);
-	const __m256i hi_cls = _mm256_setr_epi8(0, 0, 0x01, 0x02, 0x04, 0x18,
-	    0x04, 0x08, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x02, 0x04, 0x18,
-	    0x04, 0x08, 0, 0, 0, 0, 0, 0, 0, 0);
-	const __m256i nib = _mm256_set1_epi8(0x0f);
-	const __m256i zero = _mm256_setzero_si256();
-	size_t w = 0;
-
-	for (; w * 64 + 64 <= n; w++) {
-		uint64_t x = 0;
-		for (unsigned h = 0; h < 2; h++) {
-			__m256i v = _mm256_loadu_si256(
-			    (const __m256i *)(p + w * 64 + 32 * h));
-			__m256i lo = _mm256_shuffle_epi8(lo_cls,
-			    _mm256_and_si256(v, nib));
-			__m256i hi = _mm256_shuffle_epi8(hi_cls,
-			    _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
-			__m256i out =
-			    _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), zero);
-			x |= (uint64_t)(uint32_t)~_mm256_movemask_epi8(out)
-			    << (32 * h);
-		}
-		m[w] = x;
-	}
-	if (w * 64 < n)
-		b64_mask_scalar(tab, p + w * 64, n - w * 64, m + w);
-}
-#endif
-
-/* The first i at or after from whose bit is clear, or n. */
-static size_t
-run_end(const uint64_t *m, size_t from, size_t n)
-{
-	size_t i = from;
-
-	while (i < n) {
-		uint64_t x = ~m[i / 64] >> (i % 64);
-		if (x != 0) {
-			i += (size_t)__builtin_ctzll(x);
-			return i < n ? i : n;
-		}
-		i = (i | 63) + 1;
-	}
-	return n;
-}
-
-/* The start of the run of set bits that ends at e (exclusive), but not
- * before lo (lo <= e). */
-static size_t
-run_start(const uint64_t *m, size_t lo, size_t e)
-{
-	size_t j = e;
-
-	while (j > lo) {
-		size_t last = j - 1;
-		/* Bits 0 .. last % 64 of the word that holds last. */
-		uint64_t keep = ~(uint64_t)0 >> (63 - last % 64);
-		uint64_t x = ~m[last / 64] & keep;
-		if (x != 0) {
-			size_t s = (last & ~(size_t)63) + 64 -
-			    (size_t)__builtin_clzll(x);
-			return s > lo ? s : lo;
-		}
-		j = last & ~(size_t)63;
-	}
-	return lo;
-}
-
-/* Does the base64 run p[0..n) have both an upper- and a lower-case letter?
- * Its bytes are all of the alphabet, where a byte is a lower-case letter
- * if bits 0x60 are both set, and an upper-case one if only 0x40 is and it
- * is not '_'; 8 bytes are tested at a time. */
-static bool
-b64_both_cases(const uint8_t *p, size_t n)
-{
-	const uint64_t ones = 0x0101010101010101ULL;
-	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
-	uint64_t up = 0, low = 0;
-	size_t k = 0;
-
-	for (; k + 8 <= n; k += 8) {
-		uint64_t x, y;
-		memcpy(&x, p + k, 8);
-		y = x ^ (ones * '_');
-		/* The high bit of each byte that is not '_'. */
-		uint64_t not_u = (((y & lo7) + lo7) | y) & ~lo7;
-		low |= x & (x << 1) & (ones * 0x40);
-		up |= x & ~(x << 1) & (not_u >> 1) & (ones * 0x40);
-		if (up != 0 && low != 0)
-			return true;
-	}
-	for (; k < n; k++) {
-		up |= p[k] >= 'A' && p[k] <= 'Z';
-		low |= p[k] >= 'a' && p[k] <= 'z';
-	}
-	return up != 0 && low != 0;
-}
-
-/* A position at or after c, below n, where a run of 24 set bits may
- * start: c itself or the start of an aligned pair of all-set bytes of the
- * mask (any 24 set bits hold one), else n.  m has words words. */
-static size_t
-next_pair(const uint64_t *m, size_t words, size_t n, size_t c)
-{
-	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
-
-	for (size_t w = c / 64; w < words; w++) {
-		uint64_t x = m[w], nx = w + 1 < words ? m[w + 1] : 0;
-		/* Byte g: mask bytes g and g + 1 both set. */
-		uint64_t t = ~(x & ((x >> 8) | (nx << 56)));
-		uint64_t z = ~(((t & lo7) + lo7) | t | lo7);
-		if (w == c / 64)
-			z &= ~(uint64_t)0 << (8 * (c % 64 / 8));
-		if (z != 0) {
-			size_t at = w * 64 + (size_t)__builtin_ctzll(z) / 8 * 8;
-			return at > c ? at : c;
-		}
-	}
-	return n;
-}
-
-/* The first run of at least B64_RUN_MIN set bits that starts at or after
- * from (a run under way at from counting from there), as [*s, *e). */
-static bool
-next_long_run(const uint64_t *m, size_t n, size_t from, size_t *s, size_t *e)
-{
-	size_t words = (n + 63) / 64, c = from;
-
-	while ((c = next_pair(m, words, n, c)) < n) {
-		*s = run_start(m, from, c);
-		*e = run_end(m, c, n);
-		if (*e - *s >= B64_RUN_MIN)
-			return true;
-		c = *e;
-	}
-	return false;
-}
-
-/* Decode and scan the base64 run p[s..e), a run of at least B64_RUN_MIN
- * bytes of the alphabet with a byte outside it (or the buffer's edge) on
- * either side, with up to two '=' of padding after it; *next gets the
- * offset just past the padding, where the search goes on. */
+/* Decode and scan the base64 run p[s..e), a run of at least
+ * LEAK_B64_RUN_MIN bytes of the alphabet with a byte outside it (or the
+ * buffer's edge) on either side, with up to two '=' of padding after it; *next
+ * gets the offset just past the padding, where the search goes on. */
 static int
 b64_run(struct leak_scan *sc, const uint8_t *p, size_t n, size_t s, size_t e,
     size_t *next, const struct layer *ly, int depth)
@@ -959,14 +736,15 @@ b64_run(struct leak_scan *sc, const uint8_t *p, size_t n, size_t s, size_t e,
 	/* The byte at end is outside the alphabet or starts the next run
 	 * (as in "k=v==<run>"): the search goes on from there. */
 	*next = end;
-	if (e - s >= HEX_RUN_MIN) {
+	if (e - s >= LEAK_HEX_RUN_MIN) {
 		int rc = scan_hex_runs(sc, p, s, e, ly, depth);
 		if (rc != 0)
 			return rc;
 	}
 	/* base64 of text has both cases; hex digests, UUIDs and identifiers
 	 * do not and are not decoded. */
-	if (!b64_both_cases(p + s, e - s) || !b64_texty(p + s, end - s))
+	if (!leak_runmask_both_cases(&sc->rm[depth], s, e) ||
+	    !b64_texty(p + s, end - s))
 		return 0;
 	struct axg_buf *out = &sc->b64[depth];
 	if (!leak_decode_base64(p + s, end - s, out) || out->len < 12 ||
@@ -982,7 +760,7 @@ b64_run(struct leak_scan *sc, const uint8_t *p, size_t n, size_t s, size_t e,
 	    depth + 1);
 }
 
-/* Base64 runs of at least B64_RUN_MIN bytes, decoded and scanned again
+/* Base64 runs of at least LEAK_B64_RUN_MIN bytes, decoded and scanned again
  * (and hex runs inside them).  A run is a maximal stretch of alphabet
  * bytes, decoded from its first byte whatever precedes it: a '=' before
  * it (as in "key=<run>" or "x==<run>") is the end of something else, not
@@ -992,29 +770,16 @@ static int
 scan_base64_runs(struct leak_scan *sc, const uint8_t *p, size_t n,
     const struct layer *ly, int depth)
 {
-	const uint8_t *tab = sc->rs->b64tab;
-	size_t words = (n + 63) / 64, i = 0, s, e;
-	uint64_t *m;
+	struct leak_runmask *rm = &sc->rm[depth];
+	size_t i = 0, s, e;
 	int rc;
 
-	if (n < B64_RUN_MIN)
+	if (n < LEAK_B64_RUN_MIN)
 		return 0;
-	if (sc->b64mcap[depth] < words) {
-		free(sc->b64m[depth]);
-		sc->b64m[depth] = axg_calloc(words, sizeof(uint64_t));
-		sc->b64mcap[depth] = words;
-	}
-	m = sc->b64m[depth];
-#ifdef SCAN_X86
-	if (leak_ac_simd(sc->rs->ac))
-		b64_mask_avx2(tab, p, n, m);
-	else
-#endif
-		b64_mask_scalar(tab, p, n, m);
-
+	leak_runmask_build(rm, p, n, leak_ac_simd_level(sc->rs->ac));
 	/* i is 0 or follows a byte outside the alphabet or is at the start
 	 * of a run, so the run found from i starts where it really does. */
-	while (i + B64_RUN_MIN <= n && next_long_run(m, n, i, &s, &e))
+	while (i + LEAK_B64_RUN_MIN <= n && leak_runmask_b64_run(rm, i, &s, &e))
 		if ((rc = b64_run(sc, p, n, s, e, &i, ly, depth)) != 0)
 			return rc;
 	return 0;

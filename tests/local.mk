@@ -10,7 +10,7 @@ AM_TESTS_ENVIRONMENT = \
 	AXG_SHARED_DIR="$${AXG_SHARED_DIR:-$(AXG_SHARED_DIR)}"; \
 	export AXGATE top_srcdir top_builddir AXG_SHARED_DIR;
 
-EXTRA_DIST += %reldir%/tap.h %reldir%/tap-summary.awk %reldir%/lib.sh
+EXTRA_DIST += %reldir%/tap.h %reldir%/rnd.h %reldir%/tap-summary.awk %reldir%/lib.sh
 
 include %reldir%/common.mk
 include %reldir%/cli.mk

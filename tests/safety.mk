@@ -3,12 +3,14 @@ check_PROGRAMS += \
 	tests/unit/t-safety-corpus \
 	tests/unit/t-safety-scan \
 	tests/unit/t-safety-hook \
-	tests/unit/t-safety-engine
+	tests/unit/t-safety-engine \
+	tests/unit/t-safety-runs
 TESTS += \
 	tests/unit/t-safety-corpus \
 	tests/unit/t-safety-scan \
 	tests/unit/t-safety-hook \
 	tests/unit/t-safety-engine \
+	tests/unit/t-safety-runs \
 	tests/integration/safety-scan.sh \
 	tests/integration/safety-enforce.sh
 EXTRA_DIST += \

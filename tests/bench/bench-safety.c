@@ -21,16 +21,8 @@
 #include "safety/safety-int.h"
 #include "safety/safety.h"
 
-static uint64_t rng = 0x243f6a8885a308d3ULL;
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+#define RND_SEED 0x243f6a8885a308d3ULL
+#include "tests/rnd.h"
 
 static void
 put_rand(struct axg_buf *b, const char *al, size_t n)

@@ -15,6 +15,7 @@
 #include "common/common.h"
 #include "safety/safety-int.h"
 #include "safety/safety.h"
+#include "tests/rnd.h"
 #include "tests/tap.h"
 
 struct hits {
@@ -77,17 +78,6 @@ sorted_pairs(const struct hits *h)
 	}
 	qsort(v, h->n, 2 * sizeof(*v), cmp_pair);
 	return v;
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
 }
 
 static void
