@@ -120,11 +120,13 @@ void nsi_nf_close(struct mnl_socket *nl);
 /* Close a socket whose batches deleted something, without waiting.  The
  * kernel frees what a commit deleted only after an RCU grace period, and
  * the release of a netfilter netlink socket waits for that (10-20 ms here)
- * whenever a deletion in its namespace is still pending.  The deletion
- * itself is complete (committed and acknowledged) before this is called:
- * what is left is the wait, which a short-lived holder process (its only
- * file is the socket, its parent is not the caller) does instead, and
- * exits.  If the holder cannot be started, this closes as nsi_nf_close(). */
+ * whenever a deletion in its namespace is still pending, holding the
+ * namespace's nftables mutex, which device registration needs too.  The
+ * deletion itself is complete (committed and acknowledged) before this is
+ * called: a short-lived holder process (its only file is the socket, its
+ * parent is not the caller) keeps the socket until the grace period is
+ * over (HOLD_NS in nft.c), closes it and exits.  If the holder cannot be
+ * started, this closes as nsi_nf_close(). */
 void nsi_nf_close_async(struct mnl_socket *nl);
 /* The job namespace's table (one atomic batch). */
 int nsi_nft_job_table(struct mnl_socket *nl, struct in_addr host,
