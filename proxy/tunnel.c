@@ -293,10 +293,15 @@ go_spliced(struct px_conn *c)
 		px_tunnel_finish(c, PX_OUTCOME_ERROR, "relay");
 		return;
 	}
-	/* Bytes may be waiting already: no need to try (and fail with
-	 * EAGAIN): adding the edge-triggered events changes both sockets'
-	 * epoll registrations, and the kernel reports what is ready at
-	 * that moment as the first edges (both sockets are writable). */
+	/* Both sockets are connected with empty buffers: writable until a
+	 * splice says otherwise, so the first bytes read go straight out
+	 * (not after a second read that fails with EAGAIN, while the other
+	 * socket's first edge waits its turn).  Bytes may be waiting to be
+	 * read already: no need to try (and fail with EAGAIN): adding the
+	 * edge-triggered events changes both sockets' epoll registrations,
+	 * and the kernel reports what is ready at that moment as the first
+	 * edges. */
+	t->writable[0] = t->writable[1] = true;
 }
 
 /* ---- the buffered relay ---- */
