@@ -20,6 +20,14 @@
 
 #define AXG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A case that goes on into the next one on purpose: GCC takes a comment
+ * for this, clang (-Wimplicit-fallthrough) only the attribute. */
+#if defined(__GNUC__) || defined(__clang__)
+#define AXG_FALLTHROUGH __attribute__((fallthrough))
+#else
+#define AXG_FALLTHROUGH ((void)0)
+#endif
+
 #if defined(__GNUC__)
 #define AXG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define AXG_NORETURN	 __attribute__((noreturn))

@@ -201,7 +201,7 @@ parse_atom(struct nfa *a, const char *p, size_t n, size_t *i, int depth,
 			return false;
 		}
 		next_cp(p, n, i, &c);
-		/* fall through */
+		AXG_FALLTHROUGH;
 	default:
 		st = add_state(a, N_CHAR);
 		a->s[st].c = c;

@@ -443,7 +443,7 @@ go_format(const struct tm_go *t, const char *layout, struct axg_buf *b)
 				axg_buf_putc(b, 'Z');
 				break;
 			}
-			/* fall through */
+			AXG_FALLTHROUGH;
 		case STD_NUM_TZ:
 		case STD_NUM_SECS_TZ:
 		case STD_NUM_SHORT_TZ:
@@ -854,7 +854,7 @@ go_parse(const char *layout, const char *value, int64_t *ns, struct perr *e,
 				utc = true;
 				break;
 			}
-			/* fall through */
+			AXG_FALLTHROUGH;
 		case STD_NUM_TZ:
 		case STD_NUM_SECS_TZ:
 		case STD_NUM_SHORT_TZ:

@@ -182,7 +182,7 @@ px_chunked_feed(struct px_chunked *c, const char *in, size_t len, size_t *used,
 			c->state = CH_TRAILER_LINE;
 			c->line_empty = true; /* no colon yet */
 			c->line_len = 0;
-			/* fall through */
+			AXG_FALLTHROUGH;
 		case CH_TRAILER_LINE:
 			if (++c->trailer_bytes > c->max_trailer)
 				return fail(c, err, errlen,

@@ -528,7 +528,7 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 			size_t b = value_len_at(p, n, at + 2);
 			return a > b ? a : b;
 		}
-		/* fall through */
+		AXG_FALLTHROUGH;
 	case '=':
 	case '>':
 		at++;
