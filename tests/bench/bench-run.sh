@@ -9,9 +9,11 @@
 # of each step (AXGATE_TRACE_LAUNCH=1), median per step, in both modes.
 # AXGATE_BASELINE=path/to/another/axgate adds that build to the same run
 # (before/after comparisons).  BENCH_RUN_GAP=SECONDS sleeps that long
-# before each command: launches far apart, where the kernel has finished
-# destroying the last job's namespace (in the background, under the lock
-# that creating a veth pair takes) before the next one starts.
+# before each command: launches far apart, where the kernel has freed
+# what the last job's teardown deleted before the next one starts (a
+# netfilter socket released while a deletion waits for its RCU grace
+# period holds the nftables mutex that registering a veth pair takes;
+# see HOLD_NS in netns/nft.c).
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "bench-run: needs root (namespaces)"; exit 0; }
 AXGATE=${AXGATE:-cli/axgate}
