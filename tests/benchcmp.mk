@@ -5,13 +5,15 @@ EXTRA_DIST += tests/bench/bench-compare.sh doc/PERFORMANCE.md \
 	doc/perf/policy-size.png doc/perf/body-size.png doc/perf/tunnels.png \
 	tests/integration/benchcmp-loadgen.sh
 
-bench-compare: tests/bench/loadgen$(EXEEXT) cli/axgate$(EXEEXT)
+bench-compare: tests/bench/loadgen$(EXEEXT) tests/bench/relay$(EXEEXT) \
+	cli/axgate$(EXEEXT)
 	AXGATE='$(abs_top_builddir)/cli/axgate' \
 	LOADGEN='$(abs_top_builddir)/tests/bench/loadgen' \
+	RELAY='$(abs_top_builddir)/tests/bench/relay' \
 	top_builddir='$(abs_top_builddir)' \
 	$(SHELL) $(srcdir)/tests/bench/bench-compare.sh $(BENCH_COMPARE_FLAGS)
 .PHONY: bench-compare
 
-## A quick smoke test of the load generator (a few seconds).
+## A quick smoke test of the load generator and the relay (a few seconds).
 TESTS += tests/integration/benchcmp-loadgen.sh
-check_PROGRAMS += tests/bench/loadgen
+check_PROGRAMS += tests/bench/loadgen tests/bench/relay

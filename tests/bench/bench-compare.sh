@@ -7,7 +7,9 @@
 #
 # Starts one set of upstreams (loadgen --upstream), then axgate serve (real
 # policy engine, audit file on), squid -N and tinyproxy -d, each on its own
-# loopback port.  The proxies and the upstreams share one CPU, the load
+# loopback port, and the relay (tests/bench/relay.c): the simplest
+# user-space TCP relay, whose tunnels show the ceiling of any proxy's on
+# the same CPU.  The proxies and the upstreams share one CPU, the load
 # generator has the other, so the direct runs cross CPUs as often as the
 # proxied ones.  Everything runs at nice --nice (-10) so that other work on
 # the machine disturbs the figures less.
@@ -51,6 +53,7 @@ fi
 top_builddir=${top_builddir:-.}
 AXGATE=${AXGATE:-$top_builddir/cli/axgate}
 LOADGEN=${LOADGEN:-$top_builddir/tests/bench/loadgen}
+RELAY=${RELAY:-$top_builddir/tests/bench/relay}
 say() { echo "bench-compare: $*" >&2; }
 die() { say "$*"; exit 1; }
 
@@ -138,6 +141,16 @@ wait_for "$tmp/up.out" "^upstream " || die "the upstreams did not start: $(cat "
 set -- $(sed -n 's/^upstream echo=\([0-9]*\) http=\([0-9]*\) deny=\([0-9]*\).*/\1 \2 \3/p' "$tmp/up.out")
 echo_port=$1; http_port=$2; deny_port=$3
 ups="$echo_port,$http_port,$deny_port"
+
+# ---- the relay: the ceiling of a user-space tunnel on the proxies' CPU ----
+relay_port=
+if [ -x "$RELAY" ]; then
+	$pin_px "$RELAY" --to "$echo_port" > "$tmp/relay.out" 2>&1 &
+	pids="$pids $!"
+	wait_for "$tmp/relay.out" "^relay port=" ||
+	    say "the relay did not start: $(cat "$tmp/relay.out")"
+	relay_port=$(sed -n 's/^relay port=\([0-9]*\)$/\1/p' "$tmp/relay.out")
+fi
 deny_target=127.0.0.2:$http_port
 
 # ---- axgate ----
@@ -265,7 +278,7 @@ fi
 run() {
 	name=$1 addr=$2 mode=$3 c=$4
 	shift 4
-	line=$($pin_gen "$LOADGEN" --upstreams "$ups" --proxy "$addr" \
+	line=$($pin_gen "$LOADGEN" --upstreams "${run_ups:-$ups}" --proxy "$addr" \
 	    --mode "$mode" --clients "$c" --duration "$dur" \
 	    --deny-target "$deny_target" "$@" 2>&1 | tail -n 1)
 	case $line in
@@ -290,6 +303,13 @@ while [ $rep -le "$reps" ]; do
 			for p in $order; do
 				run "${p%%=*}" "${p#*=}" "$mode" "$c"
 			done
+			# Tunnels through the relay: the load generator
+			# takes it for the echo upstream.
+			if [ "$mode" = throughput ] && [ -n "$relay_port" ]; then
+				run_ups="$relay_port,$http_port,$deny_port"
+				run relay direct throughput "$c"
+				run_ups=
+			fi
 		done
 	done
 	# idle tunnels: memory per tunnel at 2,000 for each proxy
@@ -400,6 +420,7 @@ summarize() {
 		err[k] += kv("errors")
 		r[kv("mode"), kv("clients"), kv("proxy"), kv("rep")] = kv("rate")
 		unit[kv("mode")] = kv("unit"); reps[kv("rep")] = 1; seen[kv("proxy")] = 1
+		has[kv("mode"), kv("proxy")] = 1
 	}
 	$1 == "loadgen" && kv("rep") > 0 && kv("mode") == "idle-tunnels" {
 		m = kv("proxy"); t = kv("tunnels")
@@ -408,20 +429,20 @@ summarize() {
 		seen[m] = 1
 	}
 	END {
-		np = split("axgate squid tinyproxy direct", P, " ")
+		np = split("axgate squid tinyproxy direct relay", P, " ")
 		nm = split("connect-echo deny throughput http-keepalive", M, " ")
 		nc = split("1 16 64", C, " ")
 		for (mi = 1; mi <= nm; mi++) {
 			m = M[mi]
 			printf "\n### %s (%s%s)\n\n", m, unit[m], m == "throughput" ? "" : "; p50/p99 latency in us"
 			hdr = "| clients |"; sep = "|---|"
-			for (pi = 1; pi <= np; pi++) if (P[pi] in seen) { hdr = hdr " " P[pi] " |"; sep = sep "---|" }
-			for (pi = 2; pi <= np; pi++) if (P[pi] in seen) { hdr = hdr " axgate/" P[pi] " |"; sep = sep "---|" }
+			for (pi = 1; pi <= np; pi++) if ((m, P[pi]) in has) { hdr = hdr " " P[pi] " |"; sep = sep "---|" }
+			for (pi = 2; pi <= np; pi++) if ((m, P[pi]) in has) { hdr = hdr " axgate/" P[pi] " |"; sep = sep "---|" }
 			print hdr; print sep
 			for (ci = 1; ci <= nc; ci++) {
 				c = C[ci]; line = "| " c " |"
 				for (pi = 1; pi <= np; pi++) {
-					p = P[pi]; if (!(p in seen)) continue
+					p = P[pi]; if (!((m, p) in has)) continue
 					k = m SUBSEP c SUBSEP p
 					if (rate[k] == "") { line = line " – |"; continue }
 					if (m == "throughput")
@@ -430,7 +451,7 @@ summarize() {
 						line = line sprintf(" %s (%s/%s)%s |", fmt(med(rate[k])), fmt(med(p50[k])), fmt(med(p99[k])), err[k] > 0 ? " e" err[k] : "")
 				}
 				for (pi = 2; pi <= np; pi++) {
-					p = P[pi]; if (!(p in seen)) continue
+					p = P[pi]; if (!((m, p) in has)) continue
 					s = ""
 					for (q in reps) {
 						a = r[m, c, "axgate", q]; b = r[m, c, p, q]
@@ -457,7 +478,7 @@ summarize() {
 	echo
 	echo "Rates are the median over $reps rep(s) of ${dur} s; ratios are per rep, median (min–max)."
 	echo "\"eN\": N failed transactions over all reps."
-	echo "Proxies and upstreams pinned to CPU $px_cpu, the generator to CPU $gen_cpu, all at nice $nice."
+	echo "Proxies, upstreams and the relay pinned to CPU $px_cpu, the generator to CPU $gen_cpu, all at nice $nice."
 	summarize
 	echo
 	echo "### axgate: policy size"

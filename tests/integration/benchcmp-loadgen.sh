@@ -38,8 +38,6 @@ ok $([ "$(kv bytes_in "$l")" -gt 0 ] && [ "$(kv errors "$l")" -eq 0 ]; echo $?) 
 "$LOADGEN" --mode nonsense >/dev/null 2>&1
 is $? 2 "an unknown mode is a usage error"
 
-[ "$(id -u)" -eq 0 ] || { skip "through axgate serve" "serve drops to an unprivileged user: needs root"; done_testing; exit $?; }
-
 scratch
 chmod 755 "$tmp"
 "$LOADGEN" --upstream --hold 60 > "$tmp/up.out" 2>&1 &
@@ -48,6 +46,29 @@ i=0
 while ! grep -q '^upstream' "$tmp/up.out" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 set -- $(sed -n 's/^upstream echo=\([0-9]*\) http=\([0-9]*\) deny=\([0-9]*\).*/\1 \2 \3/p' "$tmp/up.out")
 ups="$1,$2,$3"
+
+# The relay (the tunnels' ceiling in bench-compare): the load generator
+# takes it for the echo upstream and must get every byte back.
+RELAY=$top_builddir/tests/bench/relay
+"$RELAY" --to "$1" > "$tmp/relay.out" 2>&1 &
+pids="$pids $!"
+i=0
+while ! grep -q '^relay port=' "$tmp/relay.out" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+rp=$(sed -n 's/^relay port=\([0-9]*\)$/\1/p' "$tmp/relay.out")
+matches "$rp" "^[0-9]+$" "the relay listens (port ${rp:-none})"
+l=$("$LOADGEN" --upstreams "${rp:-1},$2,$3" --mode connect-echo --clients 4 --duration 0.3 2>&1)
+check "connect-echo through the relay" "$l"
+ok $([ "$(kv bytes_in "$l")" -ge $(( $(kv ops "$l") * 64 )) ]; echo $?) \
+    "  64 bytes came back per transaction"
+l=$("$LOADGEN" --upstreams "${rp:-1},$2,$3" --mode throughput --clients 2 --duration 0.3 2>&1)
+ok $([ "$(kv bytes_in "$l")" -gt 0 ] && [ "$(kv errors "$l")" -eq 0 ]; echo $?) \
+    "throughput through the relay: bytes came back"
+"$RELAY" --port 1 >/dev/null 2>&1
+is $? 2 "the relay without --to is a usage error"
+
+[ "$(id -u)" -eq 0 ] || { skip "through axgate serve" "serve drops to an unprivileged user: needs root"; done_testing; exit $?; }
+
+set -- $(echo "$ups" | tr ',' ' ')
 cat > "$tmp/policy.yaml" <<EOP
 version: 1
 name: loadgen-smoke
