@@ -61,6 +61,26 @@ classes_right(const struct leak_runmask *rm, const uint8_t *p, size_t n)
 	return true;
 }
 
+/* The reference search: the first run of at least min bytes that in()
+ * accepts in p[from..e), as [*rs, *re), or [e, e). */
+static void
+ref_run(const uint8_t *p, size_t from, size_t e, bool (*in)(uint8_t),
+    size_t min, size_t *rs, size_t *re)
+{
+	*rs = *re = e;
+	for (size_t i = from; i < e;) {
+		size_t j = i;
+		while (j < e && in(p[j]))
+			j++;
+		if (j - i >= min) {
+			*rs = i;
+			*re = j;
+			return;
+		}
+		i = j + 1;
+	}
+}
+
 /* The runs of at least 24 base64 bytes, each searched from the end of the
  * last as the scanner does, against the bytes themselves. */
 static bool
@@ -69,19 +89,8 @@ runs_right(const struct leak_runmask *rm, const uint8_t *p, size_t n)
 	size_t from = 0, s, e;
 
 	for (;;) {
-		/* The reference: the first run of 24 from `from`. */
-		size_t rs = n, re = n;
-		for (size_t i = from; i < n;) {
-			size_t j = i;
-			while (j < n && is_b64(p[j]))
-				j++;
-			if (j - i >= LEAK_B64_RUN_MIN) {
-				rs = i;
-				re = j;
-				break;
-			}
-			i = j + 1;
-		}
+		size_t rs, re;
+		ref_run(p, from, n, is_b64, LEAK_B64_RUN_MIN, &rs, &re);
 		bool got = leak_runmask_b64_run(rm, from, &s, &e);
 		if (got != (rs < n) || (got && (s != rs || e != re))) {
 			tap_diag("from %zu: run [%zu, %zu), want [%zu, %zu)",
@@ -102,18 +111,8 @@ runs_right(const struct leak_runmask *rm, const uint8_t *p, size_t n)
 		}
 		size_t hf = s, hs, he;
 		for (;;) {
-			size_t ws = e, we = e;
-			for (size_t i = hf; i < e;) {
-				size_t j = i;
-				while (j < e && is_hex(p[j]))
-					j++;
-				if (j - i >= LEAK_HEX_RUN_MIN) {
-					ws = i;
-					we = j;
-					break;
-				}
-				i = j + 1;
-			}
+			size_t ws, we;
+			ref_run(p, hf, e, is_hex, LEAK_HEX_RUN_MIN, &ws, &we);
 			bool hg = leak_runmask_hex_run(rm, hf, e, &hs, &he);
 			if (hg != (ws < e) || (hg && (hs != ws || he != we))) {
 				tap_diag("hex in [%zu, %zu) from %zu: [%zu, "
