@@ -92,14 +92,25 @@ struct run_ctx {
 	const char *env_set[MAX_ENV + 2];
 	char *owned[MAX_ENV + 1];
 	size_t nowned;
-	/* block mode: the namespace, built on a thread while the sandbox
-	 * is prepared (block_net_get) */
+	/* Proxy mode: the job's network, built on threads while the
+	 * sandbox is prepared, and taken by net_get() right before the
+	 * clone. */
+	struct ns_config ncfg;
+	struct ns_fresh *fresh; /* its namespace, until net_start() */
 	pthread_t net_th;
 	bool net_running;
-	struct ns_job_net *bnet;
+	struct ns_job_net *net;
 	char net_err[512];
+	/* proxy mode: filled in by net_get() */
+	char proxy_addr[INET_ADDRSTRLEN];
+	bool with_audit;
+	const char *user;
+	bool policy_failed; /* the gate did not compile: errors printed */
+	struct ocsf_writer *writer;
+	int hosts_fd;
 	char jobid[24];
 	char cmdline[1024];
+	bool cmdline_done;
 	char hosts[64]; /* the job's /etc/hosts, "" if none */
 };
 
@@ -282,6 +293,22 @@ join_cmdline(char *out, size_t n, char **argv, const struct axv *doc,
 	redact_cmdline(out, n, doc, have);
 }
 
+/* The redacted command line, once, for the first event that needs it:
+ * with the proxy's scanner when it is compiled by then. */
+static void
+need_cmdline(struct run_ctx *rc, char **argv)
+{
+	if (rc->cmdline_done)
+		return;
+	if (rc->pol.running) {
+		pthread_join(rc->pol.th, NULL);
+		rc->pol.running = false;
+	}
+	join_cmdline(rc->cmdline, sizeof(rc->cmdline), argv, rc->doc,
+	    rc->pol.scan_rules);
+	rc->cmdline_done = true;
+}
+
 static void
 emit_launch(struct ocsf_writer *w, struct run_ctx *rc, char **argv, int pid,
     bool failed, const char *detail)
@@ -290,6 +317,7 @@ emit_launch(struct ocsf_writer *w, struct run_ctx *rc, char **argv, int pid,
 
 	if (w == NULL)
 		return;
+	need_cmdline(rc, argv);
 	ev.activity = OCSF_PROC_LAUNCH;
 	ev.correlation_uid = rc->jobid;
 	ev.failed = failed;
@@ -309,6 +337,7 @@ emit_exit(struct ocsf_writer *w, struct run_ctx *rc, char **argv,
 
 	if (w == NULL)
 		return;
+	need_cmdline(rc, argv);
 	ev.activity = OCSF_PROC_TERMINATE;
 	ev.correlation_uid = rc->jobid;
 	ev.pid = res->job_pid;
@@ -449,7 +478,29 @@ has_inference(const struct axv *doc)
 	return axv_array_len(routes) > 0;
 }
 
-/* The job's /etc/hosts: the host's, plus inference.local at the proxy. */
+/* The job's /etc/hosts, made before the sandbox is prepared (which
+ * binds it by name) and written by write_hosts() once the proxy's address
+ * is known. */
+static int
+make_hosts(struct run_ctx *rc, char *err, size_t errlen)
+{
+	axg_strlcpy(rc->hosts, "/tmp/axgate-hosts-XXXXXX", sizeof(rc->hosts));
+	rc->hosts_fd = mkstemp(rc->hosts);
+	if (rc->hosts_fd < 0 || fchmod(rc->hosts_fd, 0644) < 0) {
+		axg_seterr(err, errlen, "hosts file %s: %s", rc->hosts,
+		    strerror(errno));
+		if (rc->hosts_fd >= 0) {
+			(void)unlink(rc->hosts);
+			close(rc->hosts_fd);
+		}
+		rc->hosts[0] = '\0';
+		rc->hosts_fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Its text: the host's, plus inference.local at the proxy. */
 static int
 write_hosts(struct run_ctx *rc, const char *addr, char *err, size_t errlen)
 {
@@ -457,7 +508,7 @@ write_hosts(struct run_ctx *rc, const char *addr, char *err, size_t errlen)
 	size_t len = 0;
 	char *host = axg_read_file("/etc/hosts", 1 << 20, &len, e, sizeof(e));
 	char *text;
-	int fd, rcode = 0;
+	int rcode = 0;
 
 	text = axg_asprintf("%s%s%s\n# axgate: the proxy answers inference "
 			    "requests here\n%s inference.local\n",
@@ -465,66 +516,41 @@ write_hosts(struct run_ctx *rc, const char *addr, char *err, size_t errlen)
 	    host != NULL && len > 0 && host[len - 1] != '\n' ? "\n" : "", "",
 	    addr);
 	free(host);
-	axg_strlcpy(rc->hosts, "/tmp/axgate-hosts-XXXXXX", sizeof(rc->hosts));
-	fd = mkstemp(rc->hosts);
-	if (fd < 0) {
-		rc->hosts[0] = '\0';
-		free(text);
-		return axg_seterr(err, errlen, "hosts file: %s",
+	if (write(rc->hosts_fd, text, strlen(text)) != (ssize_t)strlen(text))
+		rcode = axg_seterr(err, errlen, "hosts file %s: %s", rc->hosts,
 		    strerror(errno));
-	}
-	if (fchmod(fd, 0644) < 0 ||
-	    write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		rcode =
-		    axg_seterr(err, errlen, "hosts file: %s", strerror(errno));
-	close(fd);
+	close(rc->hosts_fd);
+	rc->hosts_fd = -1;
 	free(text);
 	return rcode;
 }
 
+/* The proxy child on the host end of the job's network, which is built.
+ * With rc->with_audit, the child's events come back on rc->audit_fd and
+ * are relayed into rc->writer. */
 static int
-start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
-    const char *user, struct run_trace *tr, char *err, size_t errlen)
+start_proxy(struct run_ctx *rc, struct ns_job_net *net, char *err,
+    size_t errlen)
 {
-	static const uint16_t ports[] = { RUN_PROXY_PORT, RUN_INFERENCE_PORT };
-	/* port 80 only for a policy with inference routes */
-	bool inf = has_inference(rc->doc);
-	/* The set-up first removes what killed launchers left behind: only
-	 * proxy-mode jobs leave anything on the host (a block-mode namespace
-	 * has no link and no host table, and dies with its last process). */
-	struct ns_config nc = { .mode = NS_MODE_PROXY,
-		.ports = ports,
-		.nports = inf ? 2 : 1,
-		.sweep = true };
+	bool inf = rc->hosts[0] != '\0';
 	struct srv_child_opts co;
 	struct px_config pc;
 	struct sockaddr_in sin;
 	int one = 1, lfd = -1, ifd = -1, sv[2] = { -1, -1 };
-	char msg[512];
 
-	*netp = ns_job_net_new(&nc, msg, sizeof(msg));
-	trace_step(tr, "network");
-	/* A policy that does not compile is reported as such, whatever
-	 * else failed meanwhile. */
-	if (policy_join(rc) < 0)
-		return -2;
-	trace_step(tr, "policy compile");
-	if (*netp == NULL)
-		return axg_seterr(err, errlen, "network: %s", msg);
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(RUN_PROXY_PORT);
-	if (inet_pton(AF_INET, ns_job_net_host_addr(*netp), &sin.sin_addr) != 1)
+	if (inet_pton(AF_INET, ns_job_net_host_addr(net), &sin.sin_addr) != 1)
 		return axg_seterr(err, errlen, "proxy: bad host address %s",
-		    ns_job_net_host_addr(*netp));
+		    ns_job_net_host_addr(net));
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (lfd < 0 ||
 	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
 	    listen(lfd, 512) < 0) {
 		axg_seterr(err, errlen, "proxy: listening on %s:%d: %s",
-		    ns_job_net_host_addr(*netp), RUN_PROXY_PORT,
-		    strerror(errno));
+		    ns_job_net_host_addr(net), RUN_PROXY_PORT, strerror(errno));
 		goto fail;
 	}
 	sin.sin_port = htons(RUN_INFERENCE_PORT);
@@ -536,14 +562,14 @@ start_proxy(struct run_ctx *rc, struct ns_job_net **netp, bool with_audit,
 	    bind(ifd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
 	    listen(ifd, 512) < 0) {
 		axg_seterr(err, errlen, "proxy: listening on %s:%d: %s",
-		    ns_job_net_host_addr(*netp), RUN_INFERENCE_PORT,
+		    ns_job_net_host_addr(net), RUN_INFERENCE_PORT,
 		    strerror(errno));
 		goto fail;
 	}
-	if (write_hosts(rc, ns_job_net_host_addr(*netp), err, errlen) < 0)
+	if (write_hosts(rc, ns_job_net_host_addr(net), err, errlen) < 0)
 		goto fail;
 no_inference:
-	if (with_audit &&
+	if (rc->with_audit &&
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		axg_seterr(err, errlen, "proxy: socketpair: %s",
 		    strerror(errno));
@@ -556,7 +582,7 @@ no_inference:
 	co.inference_fd = ifd;
 	co.audit_fd = sv[1];
 	co.job = rc->jobid;
-	co.user = user;
+	co.user = rc->user;
 	co.px = &pc;
 	co.scan_rules = rc->pol.scan_rules;
 	/* Forked now, waited for only right before the job execs
@@ -566,7 +592,7 @@ no_inference:
 		rc->proxy = 0;
 		goto fail;
 	}
-	trace_step(tr, "proxy fork");
+	trace_step(rc->tr, "proxy fork");
 	/* the child has its copy; ours redacts the command line (--audit)
 	 * and goes at the end */
 	close(lfd);
@@ -575,6 +601,12 @@ no_inference:
 	if (sv[1] >= 0)
 		close(sv[1]);
 	rc->audit_fd = sv[0];
+	if (rc->audit_fd >= 0) {
+		rc->relay =
+		    srv_relay_start(rc->audit_fd, rc->writer, err, errlen);
+		if (rc->relay == NULL)
+			return -1;
+	}
 	return 0;
 fail:
 	if (lfd >= 0)
@@ -607,42 +639,76 @@ proxy_ready(void *arg, char *err, size_t errlen)
 }
 
 static void *
-block_net_main(void *arg)
+net_main(void *arg)
 {
 	struct run_ctx *rc = arg;
-	struct ns_config nc = { .mode = NS_MODE_BLOCK };
 
-	rc->bnet = ns_job_net_new(&nc, rc->net_err, sizeof(rc->net_err));
+	rc->net = ns_job_net_new(&rc->ncfg, rc->net_err, sizeof(rc->net_err));
 	return NULL;
 }
 
-/* The block-mode namespace: joins the thread building it, once. */
-static struct ns_job_net *
-block_net_join(struct run_ctx *rc)
+/* Start building the job's network on a thread (without one, here). */
+static void
+net_start(struct run_ctx *rc)
 {
-	struct ns_job_net *net;
+	static const uint16_t ports[] = { RUN_PROXY_PORT, RUN_INFERENCE_PORT };
 
+	memset(&rc->ncfg, 0, sizeof(rc->ncfg));
+	rc->ncfg.mode = NS_MODE_PROXY;
+	rc->ncfg.ports = ports;
+	/* port 80 only for a policy with inference routes */
+	rc->ncfg.nports = rc->hosts[0] != '\0' ? 2 : 1;
+	/* The set-up first removes what killed launchers left behind: only
+	 * proxy-mode jobs leave anything on the host (a block-mode namespace
+	 * has no link and no host table, and dies with its last process). */
+	rc->ncfg.sweep = true;
+	rc->ncfg.fresh = rc->fresh; /* taken */
+	rc->fresh = NULL;
+	if (pthread_create(&rc->net_th, NULL, net_main, rc) == 0)
+		rc->net_running = true;
+	else
+		net_main(rc);
+}
+
+/* The job's network (NULL if it failed: rc->net_err says why), once the
+ * thread building it is joined. */
+static struct ns_job_net *
+net_join(struct run_ctx *rc)
+{
 	if (rc->net_running) {
 		pthread_join(rc->net_th, NULL);
 		rc->net_running = false;
 		trace_step(rc->tr, "network wait");
 	}
-	net = rc->bnet;
-	rc->bnet = NULL;
-	return net;
+	return rc->net;
 }
 
-/* sbx_spec.netns_get in block mode. */
+/* sbx_spec.netns_get in proxy mode: the sandbox is prepared, the clone is
+ * next.  The proxy child starts here: once the network is up and the gate
+ * compiled, with no other thread left to fork with. */
 static int
-block_net_get(void *arg, char *err, size_t errlen)
+net_get(void *arg, char *err, size_t errlen)
 {
 	struct run_ctx *rc = arg;
+	struct ns_job_net *net;
 
 	trace_step(rc->tr, "sandbox prepare");
-	rc->bnet = block_net_join(rc);
-	if (rc->bnet == NULL)
+	net = net_join(rc);
+	/* A policy that does not compile is reported as such, whatever else
+	 * failed meanwhile. */
+	if (policy_join(rc) < 0) {
+		rc->policy_failed = true;
+		return axg_seterr(err, errlen,
+		    "the policy's rules did not compile");
+	}
+	trace_step(rc->tr, "policy compile");
+	if (net == NULL)
 		return axg_seterr(err, errlen, "network: %s", rc->net_err);
-	return ns_job_net_fd(rc->bnet);
+	if (start_proxy(rc, net, err, errlen) < 0)
+		return -1;
+	axg_strlcpy(rc->proxy_addr, ns_job_net_host_addr(net),
+	    sizeof(rc->proxy_addr));
+	return ns_job_net_fd(net);
 }
 
 /* Tell the proxy child to stop, once: with events to flush, let it
@@ -767,7 +833,10 @@ cmd_run(int argc, char **argv)
 	rc = axg_calloc(1, sizeof(*rc));
 	rc->audit_fd = -1;
 	rc->ready_fd = -1;
+	rc->hosts_fd = -1;
 	rc->tr = &tr;
+	rc->user = user;
+	rc->with_audit = naudits > 0;
 	popts.workspace = workspace;
 	popts.tmpdir = "/tmp";
 	popts.home = getenv("HOME") ? getenv("HOME") : "/root";
@@ -789,20 +858,20 @@ cmd_run(int argc, char **argv)
 	make_jobid(rc->jobid, sizeof(rc->jobid));
 	trace_step(&tr, "policy");
 
-	/* The proxy child is forked once the compiling thread is joined:
-	 * no other thread exists here then. */
+	/* Proxy mode: the network is built on threads while the audit
+	 * sinks open and the sandbox is prepared (the namespace itself, the
+	 * kernel's slowest step, on one of its own); net_get() takes it
+	 * right before the clone, and starts the proxy child.  Block mode:
+	 * the clone makes the namespace (sbx_spec.netns_new). */
 	if (strcmp(mode, "proxy") == 0) {
-		int r = start_proxy(rc, &net, naudits > 0, user, &tr, err,
-		    sizeof(err));
-
-		if (r == -2) {
-			status = AXG_EXIT_USAGE;
-			goto out;
-		}
-		if (r < 0) {
+		if (has_inference(rc->doc) &&
+		    make_hosts(rc, err, sizeof(err)) < 0) {
 			fprintf(stderr, "axgate run: %s\n", err);
 			status = SBX_EXIT_SETUP;
 			proxy_failed = true;
+		} else {
+			rc->fresh = ns_fresh_start();
+			net_start(rc);
 		}
 	}
 
@@ -830,25 +899,13 @@ cmd_run(int argc, char **argv)
 			}
 		}
 		ocsf_origin_default(&origin);
-		/* The command line only goes into the audit: the credential
-		 * scanner that redacts it is built only when there is one. */
-		join_cmdline(rc->cmdline, sizeof(rc->cmdline), argv, rc->doc,
-		    rc->pol.scan_rules);
 		writer = ocsf_writer_new(&ac, &origin, err, sizeof(err));
 		if (writer == NULL) {
 			fprintf(stderr, "axgate run: audit: %s\n", err);
 			status = SBX_EXIT_REFUSED;
 			goto out;
 		}
-		if (rc->audit_fd >= 0) {
-			rc->relay = srv_relay_start(rc->audit_fd, writer, err,
-			    sizeof(err));
-			if (rc->relay == NULL) {
-				fprintf(stderr, "axgate run: %s\n", err);
-				status = SBX_EXIT_SETUP;
-				goto out;
-			}
-		}
+		rc->writer = writer;
 	}
 	trace_step(&tr, "audit");
 	if (proxy_failed) {
@@ -883,8 +940,9 @@ cmd_run(int argc, char **argv)
 	    timeout ? (uint32_t)timeout : limit(proc, "timeout_sec");
 
 	if (strcmp(mode, "proxy") == 0) {
-		spec.netns_fd = ns_job_net_fd(net);
-		spec.proxy_addr = ns_job_net_host_addr(net);
+		spec.netns_get = net_get;
+		spec.netns_get_arg = rc;
+		spec.proxy_addr = rc->proxy_addr; /* filled in by net_get() */
 		spec.proxy_port = RUN_PROXY_PORT;
 		spec.before_exec = proxy_ready;
 		spec.before_exec_arg = rc;
@@ -893,14 +951,7 @@ cmd_run(int argc, char **argv)
 			spec.hosts_file = rc->hosts;
 		}
 	} else if (strcmp(mode, "block") == 0) {
-		/* Built while sbx_spawn() prepares the sandbox, which asks for
-		 * it right before the clone; without a thread, built here. */
-		if (pthread_create(&rc->net_th, NULL, block_net_main, rc) == 0)
-			rc->net_running = true;
-		else
-			block_net_main(rc);
-		spec.netns_get = block_net_get;
-		spec.netns_get_arg = rc;
+		spec.netns_new = true;
 		spec.block_network = true;
 	} else {
 		axg_warn("network.mode is 'allow': the job's network traffic "
@@ -908,10 +959,13 @@ cmd_run(int argc, char **argv)
 	}
 
 	status = sbx_spawn(&spec, &job, err, sizeof(err));
-	/* Whether or not it was asked for, the block-mode namespace is
-	 * ours to free now. */
-	if (net == NULL)
-		net = block_net_join(rc);
+	/* Whether or not it was asked for, the namespace is ours to free
+	 * now. */
+	net = net_join(rc);
+	if (rc->policy_failed) {
+		status = AXG_EXIT_USAGE; /* its problems are printed */
+		goto out;
+	}
 	if (status != 0) {
 		fprintf(stderr, "axgate run: %s\n", err);
 		emit_launch(writer, rc, argv, 0, true, err);
@@ -928,8 +982,10 @@ cmd_run(int argc, char **argv)
 	emit_exit(writer, rc, argv, &res);
 out:
 	sbx_job_free(job);
-	if (net == NULL && rc != NULL)
-		net = block_net_join(rc);
+	if (rc != NULL) {
+		net = net_join(rc);
+		ns_fresh_free(rc->fresh); /* not taken: allow mode, or failed */
+	}
 	/* The proxy child exits while the network is torn down: it is on
 	 * the host's side, and the job it served is gone. */
 	if (rc != NULL)
@@ -949,6 +1005,8 @@ out:
 			close(rc->audit_fd);
 		if (rc->ready_fd >= 0)
 			close(rc->ready_fd);
+		if (rc->hosts_fd >= 0)
+			close(rc->hosts_fd);
 		if (rc->hosts[0] != '\0')
 			(void)unlink(rc->hosts);
 		if (rc->pol.running)

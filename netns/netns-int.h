@@ -37,8 +37,7 @@ struct mnl_socket;
  * Each step adds its wall time in ns to nsi_prof[step] (atomically). */
 enum nsi_step {
 	NSI_STEP_SOCKETS,   /* host netlink sockets */
-	NSI_STEP_UNSHARE,   /* helper thread: unshare, sysctls, sockets */
-	NSI_STEP_LO,	    /* lo up */
+	NSI_STEP_UNSHARE,   /* helper thread: unshare, sysctls, sockets, lo */
 	NSI_STEP_SCAN,	    /* link and address dumps */
 	NSI_STEP_VETH,	    /* RTM_NEWLINK veth (all attempts) */
 	NSI_STEP_JOB_NFT,   /* the job namespace's nftables batch */

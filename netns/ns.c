@@ -43,8 +43,7 @@
 
 const char *const nsi_step_names[NSI_STEP_COUNT] = {
 	"host sockets",
-	"unshare+sysctl+sockets",
-	"lo up",
+	"unshare+sysctl+sockets+lo",
 	"link/addr scan",
 	"veth create",
 	"job nft batch",
@@ -88,14 +87,19 @@ struct ns_job_net {
 	bool swept;	     /* a sweep deleted tables on hnf */
 };
 
-/* ---- step 2: the helper thread ---- */
+/* ---- steps 2 and 3: the helper thread (struct ns_fresh) ---- */
 struct inner {
-	bool want_nf;
 	int nsfd;
 	struct nl_sock *rt;
 	struct mnl_socket *nf;
 	int rc;
 	char err[256];
+};
+
+struct ns_fresh {
+	struct inner in;
+	pthread_t th;
+	bool running;
 };
 
 /* Write "1" to a sysctl of the current thread's network namespace. */
@@ -161,39 +165,62 @@ inner_main(void *arg)
 	}
 	if (disable_ipv6(err, errlen) != 0)
 		return NULL;
-	if (nsi_rt_open(&in->rt, "job namespace", err, errlen) != 0)
-		return NULL;
-	if (in->want_nf &&
-	    nsi_nf_open(&in->nf, "job namespace", err, errlen) != 0)
+	/* Both sockets in any mode: the mode may not be known yet. */
+	if (nsi_rt_open(&in->rt, "job namespace", err, errlen) != 0 ||
+	    nsi_nf_open(&in->nf, "job namespace", err, errlen) != 0 ||
+	    nsi_link_up(in->rt, 1, "lo (job namespace)", err, errlen) != 0)
 		return NULL;
 	in->rc = 0;
 	return NULL;
 }
 
-/* Start the helper thread; ns_join() waits for it.  The caller's thread
- * works on the host's side meanwhile. */
-static int
-ns_start(struct inner *in, pthread_t *th, char *err, size_t errlen)
+struct ns_fresh *
+ns_fresh_start(void)
 {
+	struct ns_fresh *f = axg_calloc(1, sizeof(*f));
 	int e;
 
-	in->nsfd = -1;
-	in->rc = -1;
-	e = pthread_create(th, NULL, inner_main, in);
+	f->in.nsfd = -1;
+	f->in.rc = -1;
+	e = pthread_create(&f->th, NULL, inner_main, &f->in);
 	if (e != 0)
-		return axg_seterr(err, errlen,
-		    "network namespace: pthread_create: %s", strerror(e));
+		axg_seterr(f->in.err, sizeof(f->in.err), "pthread_create: %s",
+		    strerror(e));
+	else
+		f->running = true;
+	return f;
+}
+
+/* Wait for it; on success, its namespace and sockets move to *in. */
+static int
+fresh_take(struct ns_fresh *f, struct inner *in, char *err, size_t errlen)
+{
+	if (f->running) {
+		pthread_join(f->th, NULL);
+		f->running = false;
+	}
+	if (f->in.rc != 0)
+		return axg_seterr(err, errlen, "network namespace: %s",
+		    f->in.err);
+	*in = f->in;
+	f->in.nsfd = -1;
+	f->in.rt = NULL;
+	f->in.nf = NULL;
 	return 0;
 }
 
-static int
-ns_join(struct inner *in, pthread_t th, char *err, size_t errlen)
+void
+ns_fresh_free(struct ns_fresh *f)
 {
-	pthread_join(th, NULL);
-	if (in->rc != 0)
-		return axg_seterr(err, errlen, "network namespace: %s",
-		    in->err);
-	return 0;
+	if (f == NULL)
+		return;
+	if (f->running)
+		pthread_join(f->th, NULL);
+	nsi_rt_close(f->in.rt);
+	nsi_nf_close(f->in.nf);
+	if (f->in.nsfd >= 0)
+		close(f->in.nsfd);
+	free(f);
 }
 
 /* ---- step 4: picking a /30 ---- */
@@ -452,31 +479,32 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	struct inner in;
 	struct nl_sock *hrt = NULL;
 	struct mnl_socket *hnf = NULL;
-	pthread_t th;
+	struct ns_fresh *fresh = cfg->fresh;
 	int hidx, jidx, scan_rc = 0;
 	char alias[64], scan_err[256];
 	uint64_t t = axg_monotonic_ns();
 
-	if (check_config(cfg, err, errlen) != 0)
+	if (check_config(cfg, err, errlen) != 0 ||
+	    (cfg->mode == NS_MODE_PROXY &&
+		nsi_pool_parse(cfg->pool, &pool, err, errlen) != 0)) {
+		ns_fresh_free(fresh);
 		return NULL;
-	if (cfg->mode == NS_MODE_PROXY &&
-	    nsi_pool_parse(cfg->pool, &pool, err, errlen) != 0)
-		return NULL;
+	}
 
 	net = axg_calloc(1, sizeof(*net));
 	net->mode = cfg->mode;
 	net->nsfd = -1;
 	net->id = -1;
 	memset(&in, 0, sizeof(in));
-	in.want_nf = cfg->mode == NS_MODE_PROXY;
+	in.nsfd = -1;
+	if (fresh == NULL)
+		fresh = ns_fresh_start();
 
 	if (cfg->mode == NS_MODE_PROXY &&
 	    (nsi_rt_open(&hrt, "host", err, errlen) != 0 ||
 		nsi_nf_open(&hnf, "host", err, errlen) != 0))
-		goto fail;
-	prof(NSI_STEP_SOCKETS, &t);
-	if (ns_start(&in, &th, err, errlen) != 0)
 		goto fail_in;
+	prof(NSI_STEP_SOCKETS, &t);
 	/* While the helper thread builds the namespace (the unshare is the
 	 * slowest step), the host's side: the sweep, and which slots are
 	 * taken. */
@@ -491,7 +519,7 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	if (cfg->mode == NS_MODE_PROXY)
 		scan_rc = scan_used(hrt, &u, scan_err, sizeof(scan_err));
 	prof(NSI_STEP_SCAN, &t);
-	if (ns_join(&in, th, err, errlen) != 0)
+	if (fresh_take(fresh, &in, err, errlen) != 0)
 		goto fail_in;
 	net->nsfd = in.nsfd;
 	in.nsfd = -1;
@@ -500,9 +528,6 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 		axg_seterr(err, errlen, "%s", scan_err);
 		goto fail_in;
 	}
-	if (nsi_link_up(in.rt, 1, "lo (job namespace)", err, errlen) != 0)
-		goto fail_in;
-	prof(NSI_STEP_LO, &t);
 	if (cfg->mode == NS_MODE_BLOCK)
 		goto done;
 
@@ -542,6 +567,7 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 		goto fail_in;
 	prof(NSI_STEP_ADDRS, &t);
 done:
+	ns_fresh_free(fresh);
 	free(u.bits);
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
@@ -551,12 +577,12 @@ done:
 	return net;
 
 fail_in:
+	ns_fresh_free(fresh);
 	free(u.bits);
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
 	if (in.nsfd >= 0)
 		close(in.nsfd);
-fail:
 	teardown(net, hrt, hnf, true); /* no task has entered it yet */
 	nsi_rt_close(hrt);
 	if (net->swept)

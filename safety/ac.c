@@ -32,10 +32,12 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define AC_X86 1
 #endif
@@ -101,6 +103,39 @@ fold3(const uint8_t *p)
 	    0x202020u;
 }
 
+#if defined(AC_X86) && defined(__GNUC__)
+/* The CPU's vector extensions, from CPUID and what the kernel enabled in
+ * XCR0, read on the first scanner's creation rather than by a constructor
+ * at every start-up (__builtin_cpu_supports() brings libgcc's): in a
+ * virtual machine each CPUID traps to the hypervisor, microseconds each,
+ * and `axgate run` starts more often than it scans. */
+static struct {
+	pthread_once_t once;
+	bool avx2, avx512; /* avx512: F, BW and POPCNT */
+} cpu = { PTHREAD_ONCE_INIT, false, false };
+
+static void
+cpu_read(void)
+{
+	unsigned a, b, c, d, lo, hi;
+	bool popcnt;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		return;
+	popcnt = (c & bit_POPCNT) != 0;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	(void)hi;
+	if (__get_cpuid_max(0, NULL) < 7)
+		return;
+	__cpuid_count(7, 0, a, b, c, d);
+	/* XCR0: SSE and AVX state (bits 1, 2); opmask, ZMM halves and upper
+	 * ZMM registers (5, 6, 7) */
+	cpu.avx2 = (lo & 0x06) == 0x06 && (b & bit_AVX2);
+	cpu.avx512 = cpu.avx2 && (lo & 0xe0) == 0xe0 && (b & bit_AVX512F) &&
+	    (b & bit_AVX512BW) && popcnt;
+}
+#endif
+
 static bool
 cpu_has_avx2(void)
 {
@@ -109,8 +144,8 @@ cpu_has_avx2(void)
 
 	if (force != NULL && force[0] != '\0' && strcmp(force, "0") != 0)
 		return false;
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") != 0;
+	pthread_once(&cpu.once, cpu_read);
+	return cpu.avx2;
 #else
 	return false;
 #endif
@@ -121,10 +156,8 @@ static bool
 cpu_has_avx512(void)
 {
 #if defined(AC_X86) && defined(__GNUC__)
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512f") != 0 &&
-	    __builtin_cpu_supports("avx512bw") != 0 &&
-	    __builtin_cpu_supports("popcnt") != 0;
+	pthread_once(&cpu.once, cpu_read);
+	return cpu.avx512;
 #else
 	return false;
 #endif
@@ -277,9 +310,9 @@ void
 leak_ac_set_simd(struct leak_ac *ac, bool on)
 {
 #if defined(AC_X86) && defined(__GNUC__)
-	__builtin_cpu_init();
-	ac->avx2 = on && __builtin_cpu_supports("avx2") != 0;
-	ac->avx512 = ac->avx2 && cpu_has_avx512();
+	pthread_once(&cpu.once, cpu_read);
+	ac->avx2 = on && cpu.avx2;
+	ac->avx512 = ac->avx2 && cpu.avx512;
 #else
 	(void)on;
 	ac->avx2 = false;

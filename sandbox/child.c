@@ -27,7 +27,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,6 +49,9 @@
 #endif
 
 static const struct sbx_plan *P;
+
+/* The job's stack from its clone to its execve (job_main()). */
+#define JOB_STACK (128 * 1024)
 
 static void fail(int code, int e, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
@@ -134,6 +141,42 @@ open_bind_sources(int *fds)
 			fail(SBX_EXIT_SETUP, 0,
 			    "%.200s changed after it was checked", m->target);
 	}
+}
+
+/* The network namespace the clone made (block mode): IPv6 off before lo
+ * comes up (no ::1), then lo up.  /proc/sys/net is this namespace's. */
+static void
+net_lo_only(void)
+{
+	static const char *const v6[] = {
+		"/proc/sys/net/ipv6/conf/all/disable_ipv6",
+		"/proc/sys/net/ipv6/conf/default/disable_ipv6",
+	};
+	struct ifreq ifr;
+	int fd;
+
+	/* No IPv6 in this kernel: nothing to disable. */
+	for (size_t i = 0; i < 2 && access("/proc/sys/net/ipv6", F_OK) == 0;
+	     i++) {
+		fd = open(v6[i], O_WRONLY | O_CLOEXEC);
+		if (fd == -1 || write(fd, "1", 1) != 1)
+			fail(SBX_EXIT_SETUP, errno,
+			    "disabling IPv6 in the job's network namespace "
+			    "(%s)",
+			    v6[i]);
+		close(fd);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	if (fd == -1 || ioctl(fd, SIOCGIFFLAGS, &ifr) == -1)
+		fail(SBX_EXIT_SETUP, errno,
+		    "reading lo's flags in the job's network namespace");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) == -1)
+		fail(SBX_EXIT_SETUP, errno,
+		    "bringing lo up in the job's network namespace");
+	close(fd);
 }
 
 static void
@@ -499,9 +542,20 @@ init_loop(pid_t job)
 	}
 }
 
+/* clone()'s entry: the job, in the init's memory until its execve.  It
+ * never returns, and writes nothing the init reads after: its own stack,
+ * and errno (the init's thread-local storage, unused by it until then). */
+static int
+job_main(void *arg)
+{
+	(void)arg;
+	job_exec();
+}
+
 void
 sbx_child_init(const struct sbx_plan *plan)
 {
+	void *stack;
 	sigset_t chld;
 	char go;
 	pid_t job;
@@ -516,6 +570,8 @@ sbx_child_init(const struct sbx_plan *plan)
 	if (P->netns_fd >= 0 && setns(P->netns_fd, CLONE_NEWNET) == -1)
 		fail(SBX_EXIT_SETUP, errno,
 		    "joining the job's network namespace");
+	if (P->netns_new)
+		net_lo_only();
 	do_mounts();
 	landlock_own_mounts();
 	signal(SIGCHLD, SIG_DFL);
@@ -523,10 +579,17 @@ sbx_child_init(const struct sbx_plan *plan)
 	sigaddset(&chld, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &chld, NULL) == -1)
 		fail(SBX_EXIT_SETUP, errno, "blocking SIGCHLD");
-	job = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	/* The job shares the init's memory until its execve, on a stack of
+	 * its own, and the init waits for that: nothing of the launcher's
+	 * address space is copied for it, or torn down by its exec. */
+	stack = mmap(NULL, JOB_STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		fail(SBX_EXIT_SETUP, errno, "a stack for the job's start");
+	job = clone(job_main, (char *)stack + JOB_STACK,
+	    CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
 	if (job == -1)
 		fail(SBX_EXIT_SETUP, errno, "forking the job");
-	if (job == 0)
-		job_exec();
+	munmap(stack, JOB_STACK);
 	init_loop(job);
 }

@@ -88,13 +88,20 @@ struct sbx_spec {
 
 	/* An open network namespace fd to join, or -1 to stay in the
 	 * caller's (tests and benchmarks only: the launcher always passes
-	 * one). */
+	 * one or sets netns_new). */
 	int netns_fd;
+	/* Or a network namespace of the job's own, made by the clone that
+	 * makes its PID and mount namespaces, with IPv6 disabled and lo up
+	 * and nothing else (block mode): the kernel destroys it with the
+	 * job's last process. */
+	bool netns_new;
 	/* Or, when set, called by sbx_spawn() once the spec is checked and
 	 * the sandbox prepared, right before the clone: returns the network
 	 * namespace fd to join (instead of netns_fd), or -1 with a message in
 	 * err, and then nothing starts (SBX_EXIT_SETUP).  Lets the caller
-	 * build the namespace on another thread meanwhile. */
+	 * build the namespace on another thread meanwhile.  The environment
+	 * is built after it returns: it may fill in what proxy_addr points
+	 * to. */
 	int (*netns_get)(void *arg, char *err, size_t errlen);
 	void *netns_get_arg;
 

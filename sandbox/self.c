@@ -9,7 +9,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <seccomp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -159,10 +159,19 @@ drop_caps(char *err, size_t errlen)
 static int
 seccomp_self(const struct sbx_self *s, char *err, size_t errlen)
 {
+	static const struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog no_exec = { .len = AXG_ARRAY_LEN(f),
+		.filter = (struct sock_filter *)f };
 	struct sbx_spec spec;
 	struct sock_fprog prog[2];
-	scmp_filter_ctx ctx;
-	int rc, i;
+	int i;
 
 	sbx_spec_init(&spec);
 	if (sbx_seccomp_build(&spec, prog, err, errlen) < 0)
@@ -178,20 +187,11 @@ seccomp_self(const struct sbx_self *s, char *err, size_t errlen)
 	sbx_seccomp_free(prog);
 	if (!s->no_exec)
 		return 0;
-	/* the proxy never starts a program */
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (ctx == NULL)
-		return axg_seterr(err, errlen, "confine: seccomp_init failed");
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(execve), 0);
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-		    SCMP_SYS(execveat), 0);
-	if (rc == 0)
-		rc = seccomp_load(ctx);
-	seccomp_release(ctx);
-	if (rc < 0)
+	/* the proxy never starts a program (the filters above already
+	 * kill other architectures and x32 numbers) */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &no_exec) < 0)
 		return axg_seterr(err, errlen, "confine: seccomp exec rule: %s",
-		    strerror(-rc));
+		    strerror(errno));
 	return 0;
 }
 

@@ -81,6 +81,20 @@ read_cap_last_cap(char *err, size_t errlen)
 	return (int)v;
 }
 
+/* The job's environment and the program it runs (found in the job's
+ * PATH). */
+static int
+prepare_env(const struct sbx_spec *spec, struct sbx_plan *plan, char *err,
+    size_t errlen)
+{
+	plan->envp = sbx_env_build(spec, err, errlen);
+	if (plan->envp == NULL)
+		return -1;
+	plan->path = sbx_find_exec(spec->argv[0],
+	    sbx_env_get(plan->envp, "PATH"), err, errlen);
+	return plan->path == NULL ? -1 : 0;
+}
+
 /* Everything up to the clone: refusals happen here. */
 static int
 prepare(const struct sbx_spec *spec, struct sbx_plan *plan, int *grant_fds,
@@ -119,12 +133,9 @@ prepare(const struct sbx_spec *spec, struct sbx_plan *plan, int *grant_fds,
 	plan->cap_last_cap = read_cap_last_cap(err, errlen);
 	if (plan->cap_last_cap == -1)
 		return -1;
-	plan->envp = sbx_env_build(spec, err, errlen);
-	if (plan->envp == NULL)
-		return -1;
-	plan->path = sbx_find_exec(spec->argv[0],
-	    sbx_env_get(plan->envp, "PATH"), err, errlen);
-	if (plan->path == NULL)
+	/* With netns_get, the environment waits for the proxy's address
+	 * (prepare_env()). */
+	if (spec->netns_get == NULL && prepare_env(spec, plan, err, errlen) < 0)
 		return -1;
 	plan->argv = sbx_strv_dup(spec->argv);
 	if (spec->workspace != NULL) {
@@ -166,6 +177,10 @@ prepare(const struct sbx_spec *spec, struct sbx_plan *plan, int *grant_fds,
 	for (int i = 0; i < 3; i++)
 		plan->stdio[i] = spec->stdio[i];
 	plan->netns_fd = spec->netns_fd;
+	plan->netns_new = spec->netns_new;
+	if (spec->netns_new && (spec->netns_fd >= 0 || spec->netns_get))
+		return axg_seterr(err, errlen,
+		    "a new network namespace and one to join: pick one");
 	return 0;
 }
 
@@ -289,6 +304,8 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 			rc = SBX_EXIT_SETUP;
 			goto out;
 		}
+		if (prepare_env(spec, &plan, err, errlen) < 0)
+			goto out;
 	}
 
 	rc = SBX_EXIT_INTERNAL;
@@ -331,13 +348,25 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	}
 
 	pid = (pid_t)syscall(SYS_clone,
-	    CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD, NULL, NULL,
-	    NULL, NULL);
+	    CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
+		(plan.netns_new ? CLONE_NEWNET : 0) | SIGCHLD,
+	    NULL, NULL, NULL, NULL);
 	if (pid == -1) {
 		rc = SBX_EXIT_SETUP;
+		int e = errno;
+
 		axg_seterr(err, errlen,
-		    "creating the job's PID and mount namespaces: %s%s",
-		    strerror(errno), step_hint(errno));
+		    "creating the job's namespaces (PID, mount, IPC%s): %s%s",
+		    plan.netns_new ? ", network" : "", strerror(e),
+		    e != EINVAL ? step_hint(e)
+			: plan.netns_new
+			? " (the kernel lacks one of them: enable "
+			  "CONFIG_PID_NS, "
+			  "CONFIG_IPC_NS and CONFIG_NET_NS; the job was not "
+			  "started)"
+			: " (the kernel lacks one of them: enable "
+			  "CONFIG_PID_NS "
+			  "and CONFIG_IPC_NS; the job was not started)");
 		goto out;
 	}
 	if (pid == 0) {

@@ -427,6 +427,45 @@ netns_hook(void *arg, char *err, size_t errlen)
 	return *(const int *)arg;
 }
 
+/* Block mode's namespace, made by the sandbox's clone. */
+static void
+test_netns_new(void)
+{
+	char *sh[] = { "/bin/sh", "-c",
+		"readlink /proc/self/ns/net; "
+		"tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
+		"cat /proc/sys/net/ipv6/conf/all/disable_ipv6; "
+		"grep -c 127.0.0.1 /proc/net/fib_trie",
+		NULL };
+	struct sbx_spec s;
+	struct sbx_result r;
+	char host[64], want[192];
+	ssize_t n = readlink("/proc/self/ns/net", host, sizeof(host) - 1);
+	int rc;
+
+	host[n > 0 ? n : 0] = '\0';
+	spec_for(&s, sh);
+	s.netns_new = true;
+	s.block_network = true;
+	rc = run(&s, &r);
+	is_int(rc, 0, "netns_new: the job runs");
+	ok(strncmp(out, "net:[", 5) == 0 && strncmp(out, host, strlen(host)),
+	    "netns_new: in a network namespace other than the caller's");
+	snprintf(want, sizeof(want), "\nlo\n1\n");
+	like_str(out, want, "netns_new: with only lo, and IPv6 disabled");
+	ok(strlen(out) > 2 && strcmp(out + strlen(out) - 2, "\n0") != 0,
+	    "netns_new: lo is up (127.0.0.1 is in the local table)");
+
+	spec_for(&s, sh);
+	s.netns_new = true;
+	s.netns_fd = 0;
+	rc = run(&s, &r);
+	is_int(rc, SBX_EXIT_REFUSED,
+	    "netns_new with a namespace to join: refused");
+	like_str(errbuf, "pick one", "netns_new: and the message says so");
+	ok(!r.launched, "netns_new: the job never ran");
+}
+
 static void
 test_netns_get(int nsfd, uint16_t pp, int lp)
 {
@@ -572,6 +611,7 @@ test_network(void)
 		    "routing)");
 	}
 	test_netns_get(nsfd, pp, lp);
+	test_netns_new();
 	if (nsfd >= 0)
 		close(nsfd);
 	close(lp);
@@ -1006,7 +1046,7 @@ test_injected_failures(void)
 		    "CONFIG_SECCOMP_FILTER): Invalid argument",
 		    "seccomp() fails (EINVAL)" },
 		{ "clone", EPERM, CLONE_NEWPID, SBX_EXIT_SETUP,
-		    "creating the job's PID and mount namespaces",
+		    "creating the job's namespaces (PID, mount, IPC)",
 		    "no PID namespace (clone EPERM)" },
 		{ "mount", EPERM, -1, SBX_EXIT_SETUP,
 		    "making / private: Operation not permitted",
