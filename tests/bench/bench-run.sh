@@ -75,20 +75,45 @@ for n in $names; do
 		"$(echo "$m $base" | awk '{print $1 / $2}')"
 done
 
-# trace POLICY: the median of each step over the rounds
+# trace POLICY: the median of each step over the rounds, with the
+# program's start-up (from this side's clock before the exec to the
+# launcher's first step) and its exit (from its last step to its reaping)
 trace() {
-	i=0
-	while [ $i -lt "$rounds" ]; do
-		[ "$gap" = 0 ] || sleep "$gap"
-		AXGATE_TRACE_LAUNCH=1 "$AXGATE" run --policy "$1" \
-		    --workspace "$tmp" -- /bin/true 2>&1 >/dev/null
-		i=$((i + 1))
-	done | sed -n 's/^axgate run: trace: \(.*[a-z]\) *\([0-9.]*\) ms (at.*/\1|\2/p' |
-	awk -F'|' '{ if (!($1 in n)) order[++k] = $1; v[$1, ++n[$1]] = $2 }
-	END { for (j = 1; j <= k; j++) { s = order[j]; m = n[s]
-		for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++)
-			if (v[s, b] < v[s, a]) { t = v[s, a]; v[s, a] = v[s, b]; v[s, b] = t }
-		printf "  %-16s %8.2f ms\n", s, v[s, int((m + 1) / 2)] } }'
+	python3 - "$AXGATE" "$1" "$tmp" "$rounds" "$gap" <<'PY'
+import re, statistics, subprocess, sys, time
+axgate, policy, ws, rounds, gap = sys.argv[1:6]
+steps, order = {}, []
+def add(name, ms):
+    if name not in steps:
+        steps[name] = []
+        order.append(name)
+    steps[name].append(ms)
+env = {"AXGATE_TRACE_LAUNCH": "1", "PATH": "/usr/bin:/bin"}
+for _ in range(int(rounds)):
+    if float(gap) > 0:
+        time.sleep(float(gap))
+    t0 = time.monotonic_ns()
+    p = subprocess.run([axgate, "run", "--policy", policy, "--workspace",
+        ws, "--", "/bin/true"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, env=env, text=True)
+    t1 = time.monotonic_ns()
+    start, last = None, 0.0
+    for line in p.stderr.splitlines():
+        m = re.match(r"axgate run: trace: start at (\d+) ns", line)
+        if m:
+            start = int(m.group(1))
+            add("start-up", (start - t0) / 1e6)
+            continue
+        m = re.match(r"axgate run: trace: (.*[a-z]) +([0-9.]+) ms "
+            r"\(at +([0-9.]+) ms\)", line)
+        if m:
+            add(m.group(1), float(m.group(2)))
+            last = float(m.group(3))
+    if start is not None:
+        add("exit", (t1 - start) / 1e6 - last)
+for s in order:
+    print("  %-16s %8.2f ms" % (s, statistics.median(steps[s])))
+PY
 }
 echo "launch steps, block mode (median ms):"
 trace "$block"
