@@ -120,13 +120,16 @@ void nsi_nf_close(struct mnl_socket *nl);
  * kernel frees what a commit deleted only after an RCU grace period, and
  * the release of a netfilter netlink socket waits for that (10-20 ms here)
  * whenever a deletion in its namespace is still pending, holding the
- * namespace's nftables mutex, which device registration needs too.  The
- * deletion itself is complete (committed and acknowledged) before this is
- * called: a short-lived holder process (its only file is the socket, its
- * parent is not the caller) keeps the socket until the grace period is
- * over (HOLD_NS in nft.c), closes it and exits.  If the holder cannot be
- * started, this closes as nsi_nf_close(). */
-void nsi_nf_close_async(struct mnl_socket *nl);
+ * namespace's nftables mutex, which device registration needs too.  A
+ * short-lived holder process (its only file is the socket, its parent is
+ * not the caller) deletes the inet table del_table if it is not NULL
+ * (its answer unread: the next sweep removes a table that survives,
+ * named after its dead owner), keeps the socket until the grace period is
+ * over (HOLD_NS in nft.c), closes it and exits.  The caller does not wait
+ * for the deletion, nor for the kernel's patching of its text when that
+ * table held the last netfilter hook of its kind.  If the holder cannot
+ * be started, this deletes the table and closes as nsi_nf_close(). */
+void nsi_nf_close_async(struct mnl_socket *nl, const char *del_table);
 /* The job namespace's table (one atomic batch). */
 int nsi_nft_job_table(struct mnl_socket *nl, struct in_addr host,
     const uint16_t *ports, size_t nports, char *err, size_t errlen);

@@ -100,11 +100,17 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen);
  * step of a teardown, hence the two paths.)  NULL is a no-op.  Problems are
  * logged with axg_warn(); the next ns_sweep() removes what could not be.
  * A host end left to the kernel loses its owner alias first, so that a
- * sweep does not take it for a killed launcher's.  The table's removal is
- * complete when this returns; the kernel frees its memory an RCU grace
- * period later, and the socket's close would wait for that: a short-lived
- * process that holds nothing but that socket waits instead (it is not the
- * caller's child, and may outlive it by a few tens of milliseconds). */
+ * sweep does not take it for a killed launcher's.  The host-side table is
+ * deleted by a short-lived process that holds nothing but the set-up's
+ * netfilter socket (it is not the caller's child): it sends the deletion
+ * at once, so that the caller waits neither for the commit nor for the
+ * kernel's text patching when that table held the last netfilter hook of
+ * its kind, and keeps the socket past the RCU grace period whose end its
+ * close would otherwise wait for (it may outlive the caller by a hundred
+ * milliseconds).  The table is gone within milliseconds; one that
+ * survives (that process could not run) is named after its owner, whom
+ * the next sweep finds dead.  If the process cannot be started, the table
+ * is deleted here. */
 void ns_job_net_free(struct ns_job_net *net);
 
 /* The same for a caller that knows that no task is left in the namespace

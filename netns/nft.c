@@ -151,14 +151,24 @@ arg_area(uintptr_t *start, uintptr_t *end)
 	return true;
 }
 
+static char *del_table_batch(const char *table, size_t *len);
+
+/* What the holder sends first: a batch deleting one table, or nothing. */
+struct hold_msg {
+	const void *buf;
+	size_t len;
+};
+
 /* The holder of nsi_nf_close_async(): raw system calls only (it may have
  * been cloned from a multi-threaded process).  Keep nothing but the socket
- * and the pipe, take a name of its own, wait for the pipe's EOF (the
- * caller has closed its copy of the socket by then), let the deletions'
- * grace period pass, and drop the last reference.  [args, args_end) is
- * its copy of the command line, or empty. */
-static void __attribute__((noreturn))
-holder(int fd, int rfd, uintptr_t args, uintptr_t args_end)
+ * and the pipe, take a name of its own, send the deletion batch if there
+ * is one (the kernel commits it within the send; its answer is dropped
+ * with the socket), wait for the pipe's EOF (the caller has closed its
+ * copy of the socket by then), let the deletions' grace period pass, and
+ * drop the last reference.  [args, args_end) is its copy of the command
+ * line, or empty. */
+static void __attribute__((noreturn)) holder(int fd, int rfd, uintptr_t args,
+    uintptr_t args_end, const struct hold_msg *m)
 {
 	struct timespec hold = { HOLD_NS / 1000000000L, HOLD_NS % 1000000000L };
 	unsigned lo = (unsigned)(fd < rfd ? fd : rfd);
@@ -176,6 +186,14 @@ holder(int fd, int rfd, uintptr_t args, uintptr_t args_end)
 	if (hi > lo + 1)
 		syscall(__NR_close_range, lo + 1, hi - 1, 0U);
 	syscall(__NR_close_range, hi + 1, ~0U, 0U);
+	if (m->len > 0) {
+		struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+
+		while (syscall(SYS_sendto, fd, m->buf, m->len, 0, &to,
+			   sizeof(to)) < 0 &&
+		    errno == EINTR)
+			;
+	}
 	while (syscall(SYS_read, rfd, &c, 1) < 0)
 		;
 	while (syscall(SYS_nanosleep, &hold, &hold) < 0)
@@ -186,49 +204,63 @@ holder(int fd, int rfd, uintptr_t args, uintptr_t args_end)
 		;
 }
 
-void
-nsi_nf_close_async(struct mnl_socket *nl)
+/* vfork: nothing copied for the short-lived middle process, which clones
+ * the holder (a copy, with its own stack) and exits at once, so the
+ * holder is nobody's child here: no zombie for the caller to reap,
+ * however long it runs.  Nothing but system calls after the vfork. */
+static bool __attribute__((noinline)) start_holder(int fd, int rfd,
+    uintptr_t args, uintptr_t args_end, const struct hold_msg *m)
 {
-	int p[2] = { -1, -1 }, st, fd;
-	uintptr_t args = 0, args_end = 0;
-	pid_t mid;
+	pid_t mid = vfork();
+	int st;
 
-	if (nl == NULL)
-		return;
-	fd = mnl_socket_get_fd(nl); /* no call but syscalls after vfork */
-	if (!arg_area(&args, &args_end))
-		args = args_end = 0;
-	if (pipe2(p, O_CLOEXEC) != 0)
-		goto sync;
-	/* vfork: nothing copied for the short-lived middle process, which
-	 * clones the holder (a copy, with its own stack) and exits at once,
-	 * so the holder is nobody's child here: no zombie for the caller to
-	 * reap, however long it runs. */
-	mid = vfork();
 	if (mid == 0) {
 		long h = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
 		    NULL, NULL);
 
 		if (h == 0)
-			holder(fd, p[0], args, args_end);
+			holder(fd, rfd, args, args_end, m);
 		syscall(SYS_exit_group, h < 0 ? 1 : 0);
 	}
 	if (mid < 0)
-		goto sync;
+		return false;
 	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		goto sync;
-	/* The holder has its copy: this close is not the last one. */
-	mnl_socket_close(nl);
-	close(p[0]);
-	close(p[1]);
-	return;
-sync:
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+void
+nsi_nf_close_async(struct mnl_socket *nl, const char *del_table)
+{
+	int p[2] = { -1, -1 };
+	uintptr_t args = 0, args_end = 0;
+	struct hold_msg m = { NULL, 0 };
+	char *buf = NULL, err[256];
+	bool started;
+
+	if (nl == NULL)
+		return;
+	if (del_table != NULL)
+		buf = del_table_batch(del_table, &m.len);
+	m.buf = buf;
+	if (!arg_area(&args, &args_end))
+		args = args_end = 0;
+	started = pipe2(p, O_CLOEXEC) == 0 &&
+	    start_holder(mnl_socket_get_fd(nl), p[0], args, args_end, &m);
+	/* The holder has its copy: this close is not the last one; the
+	 * pipe's EOF tells it so. */
+	if (started)
+		mnl_socket_close(nl);
 	if (p[0] >= 0) {
 		close(p[0]);
 		close(p[1]);
 	}
+	free(buf);
+	if (started)
+		return;
+	if (del_table != NULL &&
+	    nsi_nft_del_table(nl, del_table, err, sizeof(err)) < 0)
+		axg_warn("removing table %s: %s", del_table, err);
 	mnl_socket_close(nl);
 }
 
@@ -634,6 +666,34 @@ nsi_nft_host_table(struct mnl_socket *nl, const char *table, const char *ifname,
 	rc = batch_send(nl, &bt, err, errlen);
 	batch_fini(&bt);
 	return rc;
+}
+
+/* A batch deleting table, without answers asked for (a holder sends it
+ * and goes on): malloc'd, *len bytes. */
+static char *
+del_table_batch(const char *table, size_t *len)
+{
+	struct nftnl_table *t = nftnl_table_alloc();
+	struct nlmsghdr *nlh;
+	struct batch bt;
+	char *out;
+
+	if (t == NULL)
+		axg_fatal(70, "out of memory");
+	batch_init(&bt, "host", table);
+	nftnl_table_set_str(t, NFTNL_TABLE_NAME, table);
+	nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(bt.b),
+	    NFT_MSG_DELTABLE, NFPROTO_INET, 0, bt.seq++);
+	nftnl_table_nlmsg_build_payload(nlh, t);
+	nftnl_table_free(t);
+	batch_next(&bt);
+	nftnl_batch_end(mnl_nlmsg_batch_current(bt.b), bt.seq++);
+	batch_next(&bt);
+	*len = mnl_nlmsg_batch_size(bt.b);
+	out = axg_malloc(*len);
+	memcpy(out, mnl_nlmsg_batch_head(bt.b), *len);
+	batch_fini(&bt);
+	return out;
 }
 
 int

@@ -381,11 +381,19 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
 	char err[256];
 	struct nl_sock *own_rt = net->hrt;
 	struct mnl_socket *own_nf = net->hnf;
+	const char *later = NULL; /* the table the holder deletes */
 	bool deleted = false;
 	uint64_t t = axg_monotonic_ns();
 
 	net->hnf = NULL;
 	net->hrt = NULL;
+	if (net->have_table && hnf == NULL && own_nf != NULL) {
+		/* The holder that closes the set-up's socket deletes it: the
+		 * job's processes are gone, the table only waits for the
+		 * namespace's end. */
+		later = net->table;
+		net->have_table = false;
+	}
 	if (net->have_table) {
 		if (hnf == NULL && own_nf == NULL &&
 		    nsi_nf_open(&own_nf, "host", err, sizeof(err)) != 0)
@@ -431,10 +439,11 @@ teardown(struct ns_job_net *net, struct nl_sock *hrt, struct mnl_socket *hnf,
 		net->have_link = false;
 		prof(NSI_STEP_DEL_LINK, &t);
 	}
-	/* The table is gone (the kernel acknowledged it); only the reclaim
-	 * of its memory is left, which closing the socket would wait for. */
-	if (deleted || net->swept)
-		nsi_nf_close_async(own_nf);
+	/* The table is gone (the kernel acknowledged it) or about to be;
+	 * the reclaim of its memory is left, which closing the socket would
+	 * wait for. */
+	if (later != NULL || deleted || net->swept)
+		nsi_nf_close_async(own_nf, later);
 	else
 		nsi_nf_close(own_nf);
 	nsi_rt_close(own_rt);
@@ -560,10 +569,12 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	    sizeof(net->host_addr));
 	inet_ntop(AF_INET, &net->job_in, net->job_addr, sizeof(net->job_addr));
 	if (nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
-		errlen) != 0 ||
-	    nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
-		errlen) != 0 ||
-	    nsi_link_up(in.rt, jidx, net->job_if, err, errlen) != 0)
+		errlen) != 0)
+		goto fail_in;
+	if (nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
+		errlen) != 0)
+		goto fail_in;
+	if (nsi_link_up(in.rt, jidx, net->job_if, err, errlen) != 0)
 		goto fail_in;
 	prof(NSI_STEP_ADDRS, &t);
 done:
@@ -586,7 +597,7 @@ fail_in:
 	teardown(net, hrt, hnf, true); /* no task has entered it yet */
 	nsi_rt_close(hrt);
 	if (net->swept)
-		nsi_nf_close_async(hnf);
+		nsi_nf_close_async(hnf, NULL);
 	else
 		nsi_nf_close(hnf);
 	free(net);

@@ -99,7 +99,7 @@ ns_sweep(char *err, size_t errlen)
 	    nsi_nf_open(&nf, "host", err, errlen) == 0)
 		rc = nsi_sweep(rt, nf, &tables, err, errlen);
 	if (tables > 0)
-		nsi_nf_close_async(nf);
+		nsi_nf_close_async(nf, NULL);
 	else
 		nsi_nf_close(nf);
 	nsi_rt_close(rt);

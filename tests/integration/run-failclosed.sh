@@ -73,8 +73,14 @@ fails() {
 			[ "$n" -le 50 ] || { left="$left link"; break; }
 			sleep 0.1
 		done
-		nft list tables 2>/dev/null | grep -q "axgate_[0-9]*_$pid\$" &&
-			left="$left table"
+		# and the host table's deletion to a short-lived process
+		n=0
+		while nft list tables 2>/dev/null |
+		    grep -q "axgate_[0-9]*_$pid\$"; do
+			n=$((n + 1))
+			[ "$n" -le 50 ] || { left="$left table"; break; }
+			sleep 0.1
+		done
 	else
 		left="$left (no pid)"
 	fi

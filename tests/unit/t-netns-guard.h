@@ -153,32 +153,58 @@ link_exists(const char *name)
 	return found;
 }
 
-/* Wait up to ms for link name to go (the kernel removes a veth pair in the
- * background once its namespace is gone). */
+/* Wait up to ms for exists(name) to turn false: a link (the kernel
+ * removes a veth pair in the background once its namespace is gone) or a
+ * table (the holder process of nsi_nf_close_async() deletes it). */
 static inline bool
-link_gone_within(const char *name, int ms)
+gone_within(bool (*exists)(const char *), const char *name, int ms)
 {
 	for (; ms > 0; ms -= 10) {
-		if (!link_exists(name))
+		if (!exists(name))
 			return true;
 		usleep(10000);
 	}
-	return !link_exists(name);
+	return !exists(name);
 }
 
-/* Wait up to ms until pid owns at most want links; the count. */
-static inline int
-owned_links_within(pid_t pid, int want, int ms)
+static inline bool
+link_gone_within(const char *name, int ms)
 {
-	int links = -1, tables = -1;
+	return gone_within(link_exists, name, ms);
+}
+
+static inline bool
+table_gone_within(const char *name, int ms)
+{
+	return gone_within(table_exists, name, ms);
+}
+
+/* Wait up to ms until pid owns at most want links (or host tables: a free
+ * hands their deletion to a holder process); the count. */
+static inline int
+owned_within(pid_t pid, bool of_tables, int want, int ms)
+{
+	int links = -1, tables = -1, *n = of_tables ? &tables : &links;
 
 	for (;;) {
 		owned_count(pid, &links, &tables);
-		if (links <= want || ms <= 0)
-			return links;
+		if (*n <= want || ms <= 0)
+			return *n;
 		usleep(10000);
 		ms -= 10;
 	}
+}
+
+static inline int
+owned_links_within(pid_t pid, int want, int ms)
+{
+	return owned_within(pid, false, want, ms);
+}
+
+static inline int
+owned_tables_within(pid_t pid, int want, int ms)
+{
+	return owned_within(pid, true, want, ms);
 }
 
 /* ---- running a function inside a job's namespace ---- */
