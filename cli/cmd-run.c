@@ -722,8 +722,9 @@ stop_proxy(struct run_ctx *rc)
 	}
 }
 
-/* See the end of cmd_run(). */
-static struct run_ctx *run_left;
+/* See the end of cmd_run(); volatile, or the compiler drops the store to
+ * a variable that nothing reads. */
+static struct run_ctx *volatile run_left;
 
 static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, 'p' },
