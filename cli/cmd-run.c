@@ -356,6 +356,8 @@ emit_exit(struct ocsf_writer *w, struct run_ctx *rc, char **argv,
 	else if (res->oom_killed)
 		ev.status_detail = "a task was killed at the memory limit "
 				   "(process.max_memory_mb)";
+	else if (res->init_error[0] != '\0')
+		ev.status_detail = res->init_error;
 	ocsf_emit_process(w, &ev);
 }
 
@@ -958,6 +960,10 @@ cmd_run(int argc, char **argv)
 	emit_launch(writer, rc, argv, sbx_job_pid(job), false, NULL);
 	status = sbx_wait(job, &res);
 	trace_step(&tr, "job ran");
+	if (res.init_error[0] != '\0')
+		fprintf(stderr,
+		    "axgate run: the sandbox's init stopped the job: %s\n",
+		    res.init_error);
 	if (res.oom_killed)
 		fprintf(stderr,
 		    "axgate run: the job reached its memory limit "

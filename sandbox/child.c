@@ -49,6 +49,9 @@
 #endif
 
 static const struct sbx_plan *P;
+/* Where fail() reports: the error pipe until the job's exec, then the
+ * init's own pipe (init_confine()). */
+static int fail_fd = -1;
 
 /* The job's stack from its clone to its execve (job_main()). */
 #define JOB_STACK (128 * 1024)
@@ -73,7 +76,7 @@ fail(int code, int e, const char *fmt, ...)
 	n = strlen(m.text);
 	if (e != 0 && n < sizeof(m.text))
 		snprintf(m.text + n, sizeof(m.text) - n, ": %s", strerror(e));
-	if (write(P->err_w, &m, sizeof(m)) < 0) {
+	if (write(fail_fd, &m, sizeof(m)) < 0) {
 		/* nothing more to do: the exit code still says it */
 	}
 	_exit(code);
@@ -460,8 +463,9 @@ static void
 init_confine(void)
 {
 	struct pollfd pfd = { .fd = P->sync_r, .events = POLLIN };
-	int keep[2] = { P->status_w < P->err_w ? P->status_w : P->err_w,
-		P->status_w < P->err_w ? P->err_w : P->status_w };
+	int keep[2] = { P->status_w < P->init_err_w ? P->status_w
+						    : P->init_err_w,
+		P->status_w < P->init_err_w ? P->init_err_w : P->status_w };
 	unsigned lo = 3;
 
 	drop_privileges();
@@ -473,8 +477,8 @@ init_confine(void)
 		fail(SBX_EXIT_SETUP, errno, "setting the parent-death signal");
 	if (poll(&pfd, 1, 0) != 0)
 		fail(SBX_EXIT_SETUP, 0, "the launcher is gone");
-	/* Everything but the status pipe and, until the end, the error
-	 * pipe: a failure here is reported like the job's. */
+	/* Everything but the status pipe and, until the end, the init's
+	 * error pipe. */
 	for (int i = 0; i < 2; i++) {
 		if ((unsigned)keep[i] > lo &&
 		    syscall(__NR_close_range, lo, (unsigned)keep[i] - 1, 0U) ==
@@ -490,8 +494,7 @@ init_confine(void)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fail(SBX_EXIT_SETUP, errno, "setting no_new_privs in the init");
 	init_seccomp();
-	/* Its EOF (with the job's exec) tells the launcher the job started. */
-	syscall(SYS_close, P->err_w);
+	syscall(SYS_close, P->init_err_w);
 }
 
 /* The PID namespace's init: relay signals, reap, report.  Raw system
@@ -561,6 +564,7 @@ sbx_child_init(const struct sbx_plan *plan)
 	pid_t job;
 
 	P = plan;
+	fail_fd = P->err_w;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
 		fail(SBX_EXIT_SETUP, errno, "setting the parent-death signal");
 	/* The parent writes one byte when it is ready; EOF means it died
@@ -590,6 +594,11 @@ sbx_child_init(const struct sbx_plan *plan)
 	    CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
 	if (job == -1)
 		fail(SBX_EXIT_SETUP, errno, "forking the job");
+	/* The job has exec'd (or failed, and said why): the launcher learns
+	 * it from the error pipe's EOF without waiting for the init to
+	 * confine itself, whose failures go to a pipe of their own. */
+	syscall(SYS_close, P->err_w);
+	fail_fd = P->init_err_w;
 	munmap(stack, JOB_STACK);
 	init_loop(job);
 }

@@ -81,8 +81,10 @@ struct sbx_plan {
 	/* pipes to the parent (child ends) */
 	int err_w;    /* struct sbx_msg on failure; CLOEXEC so exec closes it */
 	int status_w; /* the init writes the job's wait status here */
-	int sync_r;   /* the parent writes one byte to start; EOF = it died */
-	int go_r;     /* the job reads one byte before its execve; or -1 */
+	int init_err_w; /* struct sbx_msg: the init's own failure, once the
+			   job runs (the launcher no longer waits on err_w) */
+	int sync_r;	/* the parent writes one byte to start; EOF = it died */
+	int go_r;	/* the job reads one byte before its execve; or -1 */
 };
 
 /* What the child writes on the error pipe. */

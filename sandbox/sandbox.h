@@ -165,6 +165,9 @@ struct sbx_result {
 	bool oom_killed;     /* a task was killed at max_memory_mb */
 	int landlock_abi;    /* the ABI the ruleset was built for */
 	pid_t job_pid;	     /* the init's pid in the caller's namespace */
+	/* Why the sandbox's init gave up after the job started (confining
+	 * itself failed: its end took the job down), or "". */
+	char init_error[256];
 };
 
 struct sbx_job;

@@ -22,9 +22,10 @@
 #define SBX_GRACE_DFLT_MS 5000
 
 struct sbx_job {
-	pid_t pid;    /* the init */
-	int status_r; /* the init's report */
-	int sync_w;   /* held open: its EOF tells the init we died */
+	pid_t pid;	/* the init */
+	int status_r;	/* the init's report */
+	int init_err_r; /* its own failure, after the job started */
+	int sync_w;	/* held open: its EOF tells the init we died */
 	int sigfd;
 	sigset_t oldmask;
 	bool reaped;
@@ -198,6 +199,7 @@ plan_free(struct sbx_plan *plan)
 	plan->cgroups = NULL;
 	close_fd(&plan->err_w);
 	close_fd(&plan->status_w);
+	close_fd(&plan->init_err_w);
 	close_fd(&plan->sync_r);
 	close_fd(&plan->go_r);
 }
@@ -262,6 +264,7 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	int grant_fds[SBX_GRANTS_MAX];
 	bool grant_dir[SBX_GRANTS_MAX];
 	int errp[2] = { -1, -1 }, statp[2] = { -1, -1 }, syncp[2] = { -1, -1 };
+	int initp[2] = { -1, -1 };
 	int gop[2] = { -1, -1 };
 	struct sbx_job *job = NULL;
 	struct sbx_msg msg;
@@ -273,6 +276,7 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	memset(&plan, 0, sizeof(plan));
 	plan.workspace_fd = plan.ruleset_fd = plan.netns_fd = -1;
 	plan.err_w = plan.status_w = plan.sync_r = plan.go_r = -1;
+	plan.init_err_w = -1;
 	for (size_t i = 0; i < SBX_GRANTS_MAX; i++)
 		grant_fds[i] = -1;
 	if (geteuid() != 0) {
@@ -310,7 +314,7 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 
 	rc = SBX_EXIT_INTERNAL;
 	if (pipe2(errp, O_CLOEXEC) == -1 || pipe2(statp, O_CLOEXEC) == -1 ||
-	    pipe2(syncp, O_CLOEXEC) == -1) {
+	    pipe2(syncp, O_CLOEXEC) == -1 || pipe2(initp, O_CLOEXEC) == -1) {
 		axg_seterr(err, errlen, "pipe: %s", strerror(errno));
 		goto out;
 	}
@@ -320,6 +324,7 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	}
 	plan.err_w = errp[1];
 	plan.status_w = statp[1];
+	plan.init_err_w = initp[1];
 	plan.sync_r = syncp[0];
 	plan.go_r = gop[0];
 
@@ -328,6 +333,8 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	job->sigfd = -1;
 	job->status_r = statp[0];
 	statp[0] = -1;
+	job->init_err_r = initp[0];
+	initp[0] = -1;
 	job->sync_w = syncp[1];
 	syncp[1] = -1;
 	job->landlock_abi = plan.landlock_abi;
@@ -376,6 +383,7 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	job->pid = pid;
 	close_fd(&plan.err_w);
 	close_fd(&plan.status_w);
+	close_fd(&plan.init_err_w);
 	close_fd(&plan.sync_r);
 	/* into its cgroups while it waits for the byte below, before it
 	 * can fork */
@@ -428,6 +436,7 @@ out:
 	}
 	close_fd(&errp[0]);
 	close_fd(&statp[0]);
+	close_fd(&initp[0]);
 	close_fd(&syncp[1]);
 	close_fd(&gop[1]);
 	for (size_t i = 0; i < spec->n_grants && i < SBX_GRANTS_MAX; i++)
@@ -510,8 +519,16 @@ sbx_wait(struct sbx_job *job, struct sbx_result *res)
 	reap(job->pid, &ist);
 	job->reaped = true;
 	res->oom_killed = sbx_cg_oom_kills(job->cgroups) > 0;
-	if (!got)
-		jst = ist; /* the init itself died (SIGKILL at the timeout) */
+	if (!got) {
+		struct sbx_msg msg;
+
+		/* the init itself died: SIGKILL at the timeout, or a failure
+		 * to confine itself, which it says */
+		jst = ist;
+		if (read_msg(job->init_err_r, &msg) == 1)
+			axg_strlcpy(res->init_error, msg.text,
+			    sizeof(res->init_error));
+	}
 	if (WIFEXITED(jst)) {
 		res->exit_code = WEXITSTATUS(jst);
 		res->status = res->exit_code;
@@ -547,6 +564,7 @@ sbx_job_free(struct sbx_job *job)
 		sigprocmask(SIG_SETMASK, &job->oldmask, NULL);
 	}
 	close_fd(&job->status_r);
+	close_fd(&job->init_err_r);
 	close_fd(&job->sync_w);
 	/* the init is reaped: the groups are empty or about to be */
 	sbx_cg_remove(job->cgroups);

@@ -160,6 +160,18 @@ fails "$block" 252 "clearing capabilities: Operation not permitted" \
 fails "$block" 252 "setting no_new_privs" \
 	"no_new_privs" 'prctl(a0=38)'
 
+# The init confines itself once the job has started (PR_SET_DUMPABLE is
+# the init's alone): if that fails, its end takes the job down at once.
+rm -f "$ws/marker"
+out=$("$FAILSYS" 'prctl(a0=4)' -- "$AXGATE" run --policy "$block" \
+    --workspace "$ws" -- /bin/sh -c "sleep 0.5; touch $ws/marker" 2>&1)
+rc=$?
+is "$rc" 252 "init confinement fails: the launch ends with exit 252"
+like "$out" "the sandbox's init stopped the job: making the init not dumpable: Operation not permitted" \
+    "init confinement fails: the message says what"
+sleep 0.7
+ok $([ ! -e "$ws/marker" ]; echo $?) "init confinement fails: the job went with it"
+
 # rlimits and cgroups (C5).  RLIMIT_NPROC, set when the job cannot have a
 # pids group of its own (the first mkdir is the group's)
 fails "$tmp/limits.yaml" 252 "setting rlimit 6" \
