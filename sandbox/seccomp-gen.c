@@ -168,13 +168,13 @@ add_rules(scmp_filter_ctx ctx, bool block_network, char *err, size_t errlen)
 
 		if (!ok)
 			RULE(SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
-			    SCMP_A0(SCMP_CMP_EQ, (uint64_t)f));
+			    SCMP_A0(SCMP_CMP_EQ, (uint64_t)f, 0));
 	}
 	RULE(SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
-	    SCMP_A0(SCMP_CMP_GE, 46));
+	    SCMP_A0(SCMP_CMP_GE, 46, 0));
 	/* 12: netlink other than NETLINK_ROUTE */
 	RULE(SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 2,
-	    SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_NE, 0));
+	    SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0), SCMP_A2(SCMP_CMP_NE, 0, 0));
 	if (!block_network) {
 		/* 13: raw IP and SOCK_PACKET */
 		static const int fam[] = { AF_INET, AF_INET6 };
@@ -183,18 +183,22 @@ add_rules(scmp_filter_ctx ctx, bool block_network, char *err, size_t errlen)
 		for (size_t i = 0; i < 2; i++)
 			for (size_t j = 0; j < 2; j++)
 				RULE(SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
-				    SCMP_A0(SCMP_CMP_EQ, (uint64_t)fam[i]),
+				    SCMP_A0(SCMP_CMP_EQ, (uint64_t)fam[i], 0),
 				    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
 					(uint64_t)typ[j]));
 		/* 14: SCTP and MPTCP are outside Landlock's TCP rules */
 		RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET), SCMP_A2(SCMP_CMP_EQ, 132));
+		    SCMP_A0(SCMP_CMP_EQ, AF_INET, 0),
+		    SCMP_A2(SCMP_CMP_EQ, 132, 0));
 		RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET), SCMP_A2(SCMP_CMP_EQ, 262));
+		    SCMP_A0(SCMP_CMP_EQ, AF_INET, 0),
+		    SCMP_A2(SCMP_CMP_EQ, 262, 0));
 		RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET6), SCMP_A2(SCMP_CMP_EQ, 132));
+		    SCMP_A0(SCMP_CMP_EQ, AF_INET6, 0),
+		    SCMP_A2(SCMP_CMP_EQ, 132, 0));
 		RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET6), SCMP_A2(SCMP_CMP_EQ, 262));
+		    SCMP_A0(SCMP_CMP_EQ, AF_INET6, 0),
+		    SCMP_A2(SCMP_CMP_EQ, 262, 0));
 	}
 	return 0;
 fail:
