@@ -926,6 +926,7 @@ cmd_run(int argc, char **argv)
 	spec.cpu_rate_percent = limit(proc, "cpu_rate_percent");
 	spec.timeout_sec =
 	    timeout ? (uint32_t)timeout : limit(proc, "timeout_sec");
+	spec.reap_later = true; /* this process exits right after the job */
 
 	if (strcmp(mode, "proxy") == 0) {
 		spec.netns_get = net_get;

@@ -497,6 +497,25 @@ init_confine(void)
 	syscall(SYS_close, P->init_err_w);
 }
 
+/* The job has exited: every other process of the namespace goes with it,
+ * and is reaped, before the launcher hears of its end (the init's exit
+ * would kill them too, but the launcher need not wait for that exit: the
+ * rest of it is the kernel's teardown of the namespaces).  The init has
+ * the job's uid, as every process in there does. */
+static void
+reap_all(void)
+{
+	int st;
+
+	syscall(SYS_kill, -1, SIGKILL);
+	for (;;) {
+		long p = syscall(SYS_wait4, -1, &st, __WALL, NULL);
+
+		if (p < 0 && errno != EINTR)
+			return; /* ECHILD: none left */
+	}
+}
+
 /* The PID namespace's init: relay signals, reap, report.  Raw system
  * calls only: its seccomp filter allows nothing else. */
 static void init_loop(pid_t job) __attribute__((noreturn));
@@ -535,6 +554,7 @@ init_loop(pid_t job)
 			if (p <= 0)
 				break;
 			if (p == job) {
+				reap_all();
 				if (syscall(SYS_write, status_w, &st,
 					sizeof(st)) < 0) {
 					/* the parent is gone: so are we */

@@ -135,6 +135,14 @@ struct sbx_spec {
 	uint32_t timeout_sec;	   /* wall clock: SIGTERM, then SIGKILL */
 	uint32_t kill_grace_ms;	   /* after the SIGTERM (default 5000) */
 	uint32_t timeout_ms;	   /* finer timeout; wins over timeout_sec */
+	/* For a caller about to exit: sbx_wait() returns once the init has
+	 * reported the job's status (it kills and reaps every other process
+	 * of the namespace first), without waiting for the init's own exit,
+	 * the kernel's teardown of the namespaces (0.2-0.3 ms), unless there
+	 * are cgroups to remove after it; sbx_job_free() reaps it if it is
+	 * over.  An init still exiting when the caller exits is reparented,
+	 * and reaped by the new parent. */
+	bool reap_later;
 
 	/* The job's stdin, stdout, stderr; -1 inherits the caller's. */
 	int stdio[3];

@@ -29,6 +29,8 @@ struct sbx_job {
 	int sigfd;
 	sigset_t oldmask;
 	bool reaped;
+	bool reap_later; /* spec->reap_later */
+	bool left;	 /* sbx_wait() left the init's exit to the kernel */
 	int landlock_abi;
 	uint64_t timeout_ms;
 	uint32_t grace_ms;
@@ -338,6 +340,7 @@ sbx_spawn(const struct sbx_spec *spec, struct sbx_job **jobp, char *err,
 	job->sync_w = syncp[1];
 	syncp[1] = -1;
 	job->landlock_abi = plan.landlock_abi;
+	job->reap_later = spec->reap_later;
 	job->grace_ms =
 	    spec->kill_grace_ms ? spec->kill_grace_ms : SBX_GRACE_DFLT_MS;
 	job->timeout_ms = spec->timeout_ms ? spec->timeout_ms
@@ -516,6 +519,13 @@ sbx_wait(struct sbx_job *job, struct sbx_result *res)
 			break;
 		}
 	}
+	/* The init reported the job's status once nothing else was left in
+	 * its namespace: what is left of its exit is the kernel's.  Groups
+	 * to remove must wait for it. */
+	if (got && job->reap_later && job->cgroups == NULL) {
+		job->left = true;
+		goto status;
+	}
 	reap(job->pid, &ist);
 	job->reaped = true;
 	res->oom_killed = sbx_cg_oom_kills(job->cgroups) > 0;
@@ -529,6 +539,7 @@ sbx_wait(struct sbx_job *job, struct sbx_result *res)
 			axg_strlcpy(res->init_error, msg.text,
 			    sizeof(res->init_error));
 	}
+status:
 	if (WIFEXITED(jst)) {
 		res->exit_code = WEXITSTATUS(jst);
 		res->status = res->exit_code;
@@ -550,7 +561,11 @@ sbx_job_free(struct sbx_job *job)
 
 	if (job == NULL)
 		return;
-	if (job->pid > 0 && !job->reaped) {
+	if (job->left) {
+		/* Reaped here if its exit is over, else by whoever inherits
+		 * it when the caller exits. */
+		(void)waitpid(job->pid, &st, WNOHANG);
+	} else if (job->pid > 0 && !job->reaped) {
 		kill(job->pid, SIGKILL);
 		reap(job->pid, &st);
 	}
