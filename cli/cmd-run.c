@@ -980,9 +980,9 @@ out:
 	 * the host's side, and the job it served is gone. */
 	if (rc != NULL)
 		signal_proxy(rc);
-	/* Only the sandbox's init joined the namespace, and it is reaped by
-	 * now with every process of its PID namespace (the kernel reaps those
-	 * before the init's own exit completes): nothing to look for. */
+	/* Only the sandbox's init joined the namespace, and by now it has
+	 * killed and reaped every other process of its PID namespace and is
+	 * exiting, or is reaped (a failed launch): nothing to look for. */
 	ns_job_net_free_empty(net);
 	trace_step(&tr, "network free");
 	if (rc != NULL)
