@@ -33,23 +33,24 @@ axv_num_free(struct axv_num *n)
 }
 
 /* Small integers (array indexes, counts, ports below the limit) are
- * shared immortal values: no allocation, no reference counting. */
+ * shared immortal values: no allocation, no reference counting.  The
+ * table is initialised at compile time: in the program's data, read from
+ * its file as it is needed, instead of ten zeroed pages written by a
+ * constructor at every start. */
 #define SMALL_INTS 1024
-static struct axv_num small_ints[SMALL_INTS];
-
-__attribute__((constructor)) static void
-small_ints_init(void)
-{
-	int i;
-
-	for (i = 0; i < SMALL_INTS; i++) {
-		small_ints[i].h.refs = AXV_IMMORTAL;
-		small_ints[i].h.kind = AXV_NUMBER;
-		small_ints[i].h.sub = AXV_NUM_INT;
-		small_ints[i].i = i;
-		small_ints[i].d = (double)i;
+#define SI1(n)                                                                 \
+	{                                                                      \
+		.h = { .refs = AXV_IMMORTAL,                                   \
+			.kind = AXV_NUMBER,                                    \
+			.sub = AXV_NUM_INT },                                  \
+		.i = (n), .d = (double)(n)                                     \
 	}
-}
+#define SI4(n)	  SI1(n), SI1((n) + 1), SI1((n) + 2), SI1((n) + 3)
+#define SI16(n)	  SI4(n), SI4((n) + 4), SI4((n) + 8), SI4((n) + 12)
+#define SI64(n)	  SI16(n), SI16((n) + 16), SI16((n) + 32), SI16((n) + 48)
+#define SI256(n)  SI64(n), SI64((n) + 64), SI64((n) + 128), SI64((n) + 192)
+#define SI1024(n) SI256(n), SI256((n) + 256), SI256((n) + 512), SI256((n) + 768)
+static struct axv_num small_ints[SMALL_INTS] = { SI1024(0) };
 
 struct axv *
 axv_int(int64_t i)
