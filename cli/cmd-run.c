@@ -95,7 +95,6 @@ struct run_ctx {
 	/* Proxy mode: the job's network (net_build()), taken by net_get()
 	 * right before the clone. */
 	struct ns_config ncfg;
-	struct ns_fresh *fresh; /* its namespace, until net_build() */
 	struct ns_job_net *net;
 	char net_err[512];
 	/* proxy mode: filled in by net_get() */
@@ -643,8 +642,8 @@ proxy_ready(void *arg, char *err, size_t errlen)
 	return 0;
 }
 
-/* Build the job's network: the host's side here, while the namespace
- * that rc->fresh started gets ready on its thread.  (On a thread of its
+/* Build the job's network: the host's side here, while the namespace gets
+ * ready on a thread of its own (ns_job_net_new()).  (On a thread of its
  * own, the host's side started later than it took: waking an idle CPU of
  * a virtual machine costs about half a millisecond.)  A failure is in
  * rc->net_err, for net_get() to report after the policy's problems. */
@@ -662,8 +661,6 @@ net_build(struct run_ctx *rc)
 	 * proxy-mode jobs leave anything on the host (a block-mode namespace
 	 * has no link and no host table, and dies with its last process). */
 	rc->ncfg.sweep = true;
-	rc->ncfg.fresh = rc->fresh; /* taken */
-	rc->fresh = NULL;
 	rc->net = ns_job_net_new(&rc->ncfg, rc->net_err, sizeof(rc->net_err));
 	trace_step(rc->tr, "network");
 }
@@ -858,7 +855,6 @@ cmd_run(int argc, char **argv)
 			status = SBX_EXIT_SETUP;
 			proxy_failed = true;
 		} else {
-			rc->fresh = ns_fresh_start();
 			net_build(rc);
 		}
 	}
@@ -972,10 +968,8 @@ cmd_run(int argc, char **argv)
 	emit_exit(writer, rc, argv, &res);
 out:
 	sbx_job_free(job);
-	if (rc != NULL) {
+	if (rc != NULL)
 		net = rc->net;
-		ns_fresh_free(rc->fresh); /* not taken: allow mode, or failed */
-	}
 	/* The proxy child exits while the network is torn down: it is on
 	 * the host's side, and the job it served is gone. */
 	if (rc != NULL)

@@ -65,24 +65,10 @@ struct ns_config {
 	 * ns_sweep() does, on the sockets the set-up uses (a failed sweep is
 	 * logged, and the set-up goes on). */
 	bool sweep;
-	/* A namespace from ns_fresh_start(), or NULL for one made here.
-	 * Taken: freed by ns_job_net_new() whether it succeeds or not. */
-	struct ns_fresh *fresh;
 };
 
 /* Opaque. */
 struct ns_job_net;
-
-/* A network namespace made ahead of ns_job_net_new() on a thread of its
- * own: unshared (the kernel's slowest step), IPv6 off, lo up, its netlink
- * sockets open.  A launcher starts one first thing, so that the work
- * overlaps with reading the policy and preparing the sandbox; it never
- * fails here (what failed is reported by the ns_job_net_new() that takes
- * it). */
-struct ns_fresh;
-struct ns_fresh *ns_fresh_start(void);
-/* Discard one that no ns_job_net_new() took; NULL is a no-op. */
-void ns_fresh_free(struct ns_fresh *f);
 
 /* Build a job's network as described above.  Returns a new object that the
  * caller frees with ns_job_net_free(), or NULL with a message. */

@@ -174,7 +174,11 @@ inner_main(void *arg)
 	return NULL;
 }
 
-struct ns_fresh *
+/* The job's namespace, made on a thread of its own while the caller's
+ * thread reads the host's side: unshared (the kernel's slowest step), IPv6
+ * off, lo up, its netlink sockets open.  Never fails here: fresh_take()
+ * reports what did. */
+static struct ns_fresh *
 ns_fresh_start(void)
 {
 	struct ns_fresh *f = axg_calloc(1, sizeof(*f));
@@ -209,7 +213,8 @@ fresh_take(struct ns_fresh *f, struct inner *in, char *err, size_t errlen)
 	return 0;
 }
 
-void
+/* Join the thread if fresh_take() did not, and close what it left. */
+static void
 ns_fresh_free(struct ns_fresh *f)
 {
 	if (f == NULL)
@@ -488,17 +493,15 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	struct inner in;
 	struct nl_sock *hrt = NULL;
 	struct mnl_socket *hnf = NULL;
-	struct ns_fresh *fresh = cfg->fresh;
+	struct ns_fresh *fresh = NULL;
 	int hidx, jidx, scan_rc = 0;
 	char alias[64], scan_err[256];
 	uint64_t t = axg_monotonic_ns();
 
 	if (check_config(cfg, err, errlen) != 0 ||
 	    (cfg->mode == NS_MODE_PROXY &&
-		nsi_pool_parse(cfg->pool, &pool, err, errlen) != 0)) {
-		ns_fresh_free(fresh);
+		nsi_pool_parse(cfg->pool, &pool, err, errlen) != 0))
 		return NULL;
-	}
 
 	net = axg_calloc(1, sizeof(*net));
 	net->mode = cfg->mode;
@@ -506,14 +509,15 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	net->id = -1;
 	memset(&in, 0, sizeof(in));
 	in.nsfd = -1;
-	if (fresh == NULL)
-		fresh = ns_fresh_start();
 
 	if (cfg->mode == NS_MODE_PROXY &&
 	    (nsi_rt_open(&hrt, "host", err, errlen) != 0 ||
 		nsi_nf_open(&hnf, "host", err, errlen) != 0))
 		goto fail_in;
 	prof(NSI_STEP_SOCKETS, &t);
+	/* The host's sockets first, then the namespace's (a failure of
+	 * either names its own). */
+	fresh = ns_fresh_start();
 	/* While the helper thread builds the namespace (the unshare is the
 	 * slowest step), the host's side: the sweep, and which slots are
 	 * taken. */

@@ -118,8 +118,8 @@ int
 main(void)
 {
 	static const uint16_t ports[] = { 3128, 80 };
-	struct ns_config proxy = { NS_MODE_PROXY, NULL, ports, 2, false, NULL };
-	struct ns_config block = { NS_MODE_BLOCK, NULL, NULL, 0, false, NULL };
+	struct ns_config proxy = { NS_MODE_PROXY, NULL, ports, 2, false };
+	struct ns_config block = { NS_MODE_BLOCK, NULL, NULL, 0, false };
 	const char *ushare = find_unshare();
 	const char *s = getenv("AXG_BENCH_N");
 	uint64_t n64 = 40, *t_un, *t_cmd, *t_blk, *t_px, t;

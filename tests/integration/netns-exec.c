@@ -41,7 +41,7 @@ int
 main(int argc, char **argv)
 {
 	uint16_t ports[NS_MAX_PORTS];
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 0, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 0, false };
 	struct ns_job_net *net;
 	bool host = false;
 	char err[512], id[16];

@@ -18,7 +18,7 @@ static void
 attempt(scmp_filter_ctx ctx, int out)
 {
 	static const uint16_t ports[] = { 3128 };
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1, false };
 	struct ns_job_net *net;
 	char err[512], line[700];
 	int fds0, n;

@@ -305,7 +305,7 @@ static void
 test_proxy(void)
 {
 	static const uint16_t ports[] = { PROXY_PORT, 80 };
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false };
 	struct ns_job_net *net;
 	struct probe p;
 	char err[512], peer[INET_ADDRSTRLEN];
@@ -414,7 +414,7 @@ static void
 test_free_busy(void)
 {
 	static const uint16_t ports[] = { PROXY_PORT };
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1, false };
 	struct ns_job_net *net;
 	char err[512], host_if[IFNAMSIZ], c = 0;
 	int p[2], st;
@@ -473,7 +473,7 @@ probe_block(void *arg)
 static void
 test_block(void)
 {
-	struct ns_config cfg = { NS_MODE_BLOCK, NULL, NULL, 0, false, NULL };
+	struct ns_config cfg = { NS_MODE_BLOCK, NULL, NULL, 0, false };
 	struct ns_job_net *net;
 	struct bprobe b;
 	char err[512];
@@ -536,7 +536,7 @@ static void
 test_free_handoff(void)
 {
 	static const uint16_t ports[] = { PROXY_PORT };
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 1, false };
 	struct ns_job_net *net;
 	char err[512], host_if[IFNAMSIZ], alias[64];
 	int keep;

@@ -45,7 +45,7 @@ read_line(int fd, char *buf, size_t len, int ms)
 static void
 conc_child(int start_fd, int out_fd, int release_fd)
 {
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false };
 	struct ns_job_net *net;
 	char err[512], line[600], c;
 	int n;
@@ -146,7 +146,7 @@ test_concurrent(void)
 static void
 test_rollback(void)
 {
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false };
 	struct ns_job_net *net;
 	struct mnl_socket *nf = NULL;
 	struct in_addr dummy = { htonl(0x7f000063) };
@@ -193,7 +193,7 @@ test_rollback(void)
 static void
 launcher(int out_fd)
 {
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false };
 	struct ns_job_net *net;
 	char err[512], line[600], c = 0;
 	int rp[2], n;
@@ -229,7 +229,7 @@ launcher(int out_fd)
 static void
 test_sweep(void)
 {
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false };
 	struct ns_job_net *mine;
 	char line[600], ifn[32], table[64], err[512], c = 0;
 	long job = -1;
@@ -292,8 +292,8 @@ test_sweep(void)
 static void
 test_cycles(void)
 {
-	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false, NULL };
-	struct ns_config bcfg = { NS_MODE_BLOCK, NULL, NULL, 0, false, NULL };
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false };
+	struct ns_config bcfg = { NS_MODE_BLOCK, NULL, NULL, 0, false };
 	int fds0, fds1, l0 = -1, t0 = -1, l1 = -1, t1 = -1, i, failed = 0;
 	char err[512];
 	uint64_t t;

@@ -110,21 +110,21 @@ test_config(void)
 	struct ns_config c;
 	char err[256];
 
-	c = (struct ns_config){ NS_MODE_PROXY, NULL, NULL, 0, false, NULL };
+	c = (struct ns_config){ NS_MODE_PROXY, NULL, NULL, 0, false };
 	ok(ns_job_net_new(&c, err, sizeof(err)) == NULL,
 	    "proxy mode without ports is refused");
 	like_str(err, "needs 1..8 ports", "... and says so");
 	c = (struct ns_config){ NS_MODE_PROXY, NULL, many, NS_MAX_PORTS + 1,
-		false, NULL };
+		false };
 	ok(ns_job_net_new(&c, err, sizeof(err)) == NULL,
 	    "too many ports are refused");
-	c = (struct ns_config){ NS_MODE_PROXY, NULL, zero, 2, false, NULL };
+	c = (struct ns_config){ NS_MODE_PROXY, NULL, zero, 2, false };
 	ok(ns_job_net_new(&c, err, sizeof(err)) == NULL, "port 0 is refused");
 	like_str(err, "port 2 is 0", "... naming it");
-	c = (struct ns_config){ NS_MODE_BLOCK, NULL, one, 1, false, NULL };
+	c = (struct ns_config){ NS_MODE_BLOCK, NULL, one, 1, false };
 	ok(ns_job_net_new(&c, err, sizeof(err)) == NULL,
 	    "block mode with ports is refused");
-	c = (struct ns_config){ (enum ns_mode)7, NULL, one, 1, false, NULL };
+	c = (struct ns_config){ (enum ns_mode)7, NULL, one, 1, false };
 	ok(ns_job_net_new(&c, err, sizeof(err)) == NULL,
 	    "an unknown mode is refused");
 	like_str(err, "unknown network mode 7", "... naming it");
