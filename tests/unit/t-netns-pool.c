@@ -128,8 +128,7 @@ test_config(void)
 	ok(ns_job_net_new(&c, err, sizeof(err)) == NULL,
 	    "an unknown mode is refused");
 	like_str(err, "unknown network mode 7", "... naming it");
-	c = (struct ns_config){ NS_MODE_PROXY, "10.0.0.0/8", one, 1, false,
-		NULL };
+	c = (struct ns_config){ NS_MODE_PROXY, "10.0.0.0/8", one, 1, false };
 	ok(ns_job_net_new(&c, err, sizeof(err)) == NULL,
 	    "a bad pool is refused before anything is created");
 	like_str(err, "address pool \"10.0.0.0/8\"", "... naming the pool");
