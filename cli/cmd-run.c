@@ -94,7 +94,6 @@ struct run_ctx {
 	size_t nowned;
 	/* Proxy mode: the job's network (net_build()), taken by net_get()
 	 * right before the clone. */
-	struct ns_config ncfg;
 	struct ns_job_net *net;
 	char net_err[512];
 	/* proxy mode: filled in by net_get() */
@@ -651,17 +650,16 @@ static void
 net_build(struct run_ctx *rc)
 {
 	static const uint16_t ports[] = { RUN_PROXY_PORT, RUN_INFERENCE_PORT };
+	/* Port 80 only for a policy with inference routes.  The set-up first
+	 * removes what killed launchers left behind: only proxy-mode jobs
+	 * leave anything on the host (a block-mode namespace has no link and
+	 * no host table, and dies with its last process). */
+	struct ns_config nc = { .mode = NS_MODE_PROXY,
+		.ports = ports,
+		.nports = rc->hosts[0] != '\0' ? 2 : 1,
+		.sweep = true };
 
-	memset(&rc->ncfg, 0, sizeof(rc->ncfg));
-	rc->ncfg.mode = NS_MODE_PROXY;
-	rc->ncfg.ports = ports;
-	/* port 80 only for a policy with inference routes */
-	rc->ncfg.nports = rc->hosts[0] != '\0' ? 2 : 1;
-	/* The set-up first removes what killed launchers left behind: only
-	 * proxy-mode jobs leave anything on the host (a block-mode namespace
-	 * has no link and no host table, and dies with its last process). */
-	rc->ncfg.sweep = true;
-	rc->net = ns_job_net_new(&rc->ncfg, rc->net_err, sizeof(rc->net_err));
+	rc->net = ns_job_net_new(&nc, rc->net_err, sizeof(rc->net_err));
 	trace_step(rc->tr, "network");
 }
 

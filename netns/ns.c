@@ -87,19 +87,14 @@ struct ns_job_net {
 	bool swept;	     /* a sweep deleted tables on hnf */
 };
 
-/* ---- steps 2 and 3: the helper thread (struct ns_fresh) ---- */
+/* ---- steps 2 and 3: the helper thread ---- */
 struct inner {
+	bool want_nf;
 	int nsfd;
 	struct nl_sock *rt;
 	struct mnl_socket *nf;
 	int rc;
 	char err[256];
-};
-
-struct ns_fresh {
-	struct inner in;
-	pthread_t th;
-	bool running;
 };
 
 /* Write "1" to a sysctl of the current thread's network namespace. */
@@ -165,67 +160,39 @@ inner_main(void *arg)
 	}
 	if (disable_ipv6(err, errlen) != 0)
 		return NULL;
-	/* Both sockets in any mode: the mode may not be known yet. */
 	if (nsi_rt_open(&in->rt, "job namespace", err, errlen) != 0 ||
-	    nsi_nf_open(&in->nf, "job namespace", err, errlen) != 0 ||
+	    (in->want_nf &&
+		nsi_nf_open(&in->nf, "job namespace", err, errlen) != 0) ||
 	    nsi_link_up(in->rt, 1, "lo (job namespace)", err, errlen) != 0)
 		return NULL;
 	in->rc = 0;
 	return NULL;
 }
 
-/* The job's namespace, made on a thread of its own while the caller's
- * thread reads the host's side: unshared (the kernel's slowest step), IPv6
- * off, lo up, its netlink sockets open.  Never fails here: fresh_take()
- * reports what did. */
-static struct ns_fresh *
-ns_fresh_start(void)
+/* Start the helper thread; ns_join() waits for it.  The caller's thread
+ * works on the host's side meanwhile. */
+static int
+ns_start(struct inner *in, pthread_t *th, char *err, size_t errlen)
 {
-	struct ns_fresh *f = axg_calloc(1, sizeof(*f));
 	int e;
 
-	f->in.nsfd = -1;
-	f->in.rc = -1;
-	e = pthread_create(&f->th, NULL, inner_main, &f->in);
+	in->nsfd = -1;
+	in->rc = -1;
+	e = pthread_create(th, NULL, inner_main, in);
 	if (e != 0)
-		axg_seterr(f->in.err, sizeof(f->in.err), "pthread_create: %s",
-		    strerror(e));
-	else
-		f->running = true;
-	return f;
-}
-
-/* Wait for it; on success, its namespace and sockets move to *in. */
-static int
-fresh_take(struct ns_fresh *f, struct inner *in, char *err, size_t errlen)
-{
-	if (f->running) {
-		pthread_join(f->th, NULL);
-		f->running = false;
-	}
-	if (f->in.rc != 0)
-		return axg_seterr(err, errlen, "network namespace: %s",
-		    f->in.err);
-	*in = f->in;
-	f->in.nsfd = -1;
-	f->in.rt = NULL;
-	f->in.nf = NULL;
+		return axg_seterr(err, errlen,
+		    "network namespace: pthread_create: %s", strerror(e));
 	return 0;
 }
 
-/* Join the thread if fresh_take() did not, and close what it left. */
-static void
-ns_fresh_free(struct ns_fresh *f)
+static int
+ns_join(struct inner *in, pthread_t th, char *err, size_t errlen)
 {
-	if (f == NULL)
-		return;
-	if (f->running)
-		pthread_join(f->th, NULL);
-	nsi_rt_close(f->in.rt);
-	nsi_nf_close(f->in.nf);
-	if (f->in.nsfd >= 0)
-		close(f->in.nsfd);
-	free(f);
+	pthread_join(th, NULL);
+	if (in->rc != 0)
+		return axg_seterr(err, errlen, "network namespace: %s",
+		    in->err);
+	return 0;
 }
 
 /* ---- step 4: picking a /30 ---- */
@@ -493,14 +460,15 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	struct inner in;
 	struct nl_sock *hrt = NULL;
 	struct mnl_socket *hnf = NULL;
-	struct ns_fresh *fresh = NULL;
+	pthread_t th;
 	int hidx, jidx, scan_rc = 0;
 	char alias[64], scan_err[256];
 	uint64_t t = axg_monotonic_ns();
 
-	if (check_config(cfg, err, errlen) != 0 ||
-	    (cfg->mode == NS_MODE_PROXY &&
-		nsi_pool_parse(cfg->pool, &pool, err, errlen) != 0))
+	if (check_config(cfg, err, errlen) != 0)
+		return NULL;
+	if (cfg->mode == NS_MODE_PROXY &&
+	    nsi_pool_parse(cfg->pool, &pool, err, errlen) != 0)
 		return NULL;
 
 	net = axg_calloc(1, sizeof(*net));
@@ -508,16 +476,15 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	net->nsfd = -1;
 	net->id = -1;
 	memset(&in, 0, sizeof(in));
-	in.nsfd = -1;
+	in.want_nf = cfg->mode == NS_MODE_PROXY;
 
 	if (cfg->mode == NS_MODE_PROXY &&
 	    (nsi_rt_open(&hrt, "host", err, errlen) != 0 ||
 		nsi_nf_open(&hnf, "host", err, errlen) != 0))
-		goto fail_in;
+		goto fail;
 	prof(NSI_STEP_SOCKETS, &t);
-	/* The host's sockets first, then the namespace's (a failure of
-	 * either names its own). */
-	fresh = ns_fresh_start();
+	if (ns_start(&in, &th, err, errlen) != 0)
+		goto fail_in;
 	/* While the helper thread builds the namespace (the unshare is the
 	 * slowest step), the host's side: the sweep, and which slots are
 	 * taken. */
@@ -532,7 +499,7 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	if (cfg->mode == NS_MODE_PROXY)
 		scan_rc = scan_used(hrt, &u, scan_err, sizeof(scan_err));
 	prof(NSI_STEP_SCAN, &t);
-	if (fresh_take(fresh, &in, err, errlen) != 0)
+	if (ns_join(&in, th, err, errlen) != 0)
 		goto fail_in;
 	net->nsfd = in.nsfd;
 	in.nsfd = -1;
@@ -573,16 +540,13 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	    sizeof(net->host_addr));
 	inet_ntop(AF_INET, &net->job_in, net->job_addr, sizeof(net->job_addr));
 	if (nsi_addr_add(hrt, hidx, net->host_if, net->host_in, 30, err,
-		errlen) != 0)
-		goto fail_in;
-	if (nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
-		errlen) != 0)
-		goto fail_in;
-	if (nsi_link_up(in.rt, jidx, net->job_if, err, errlen) != 0)
+		errlen) != 0 ||
+	    nsi_addr_add(in.rt, jidx, net->job_if, net->job_in, 30, err,
+		errlen) != 0 ||
+	    nsi_link_up(in.rt, jidx, net->job_if, err, errlen) != 0)
 		goto fail_in;
 	prof(NSI_STEP_ADDRS, &t);
 done:
-	ns_fresh_free(fresh);
 	free(u.bits);
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
@@ -592,12 +556,12 @@ done:
 	return net;
 
 fail_in:
-	ns_fresh_free(fresh);
 	free(u.bits);
 	nsi_rt_close(in.rt);
 	nsi_nf_close(in.nf);
 	if (in.nsfd >= 0)
 		close(in.nsfd);
+fail:
 	teardown(net, hrt, hnf, true); /* no task has entered it yet */
 	nsi_rt_close(hrt);
 	if (net->swept)

@@ -179,6 +179,8 @@ add_rules(scmp_filter_ctx ctx, bool block_network, char *err, size_t errlen)
 		/* 13: raw IP and SOCK_PACKET */
 		static const int fam[] = { AF_INET, AF_INET6 };
 		static const int typ[] = { SOCK_RAW, SOCK_PACKET };
+		/* 14: SCTP and MPTCP are outside Landlock's TCP rules */
+		static const int proto[] = { 132, 262 };
 
 		for (size_t i = 0; i < 2; i++)
 			for (size_t j = 0; j < 2; j++)
@@ -186,19 +188,13 @@ add_rules(scmp_filter_ctx ctx, bool block_network, char *err, size_t errlen)
 				    SCMP_A0(SCMP_CMP_EQ, (uint64_t)fam[i], 0),
 				    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
 					(uint64_t)typ[j]));
-		/* 14: SCTP and MPTCP are outside Landlock's TCP rules */
-		RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET, 0),
-		    SCMP_A2(SCMP_CMP_EQ, 132, 0));
-		RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET, 0),
-		    SCMP_A2(SCMP_CMP_EQ, 262, 0));
-		RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET6, 0),
-		    SCMP_A2(SCMP_CMP_EQ, 132, 0));
-		RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET6, 0),
-		    SCMP_A2(SCMP_CMP_EQ, 262, 0));
+		for (size_t i = 0; i < 2; i++)
+			for (size_t j = 0; j < 2; j++)
+				RULE(SCMP_ACT_ERRNO(EPROTONOSUPPORT),
+				    SCMP_SYS(socket), 2,
+				    SCMP_A0(SCMP_CMP_EQ, (uint64_t)fam[i], 0),
+				    SCMP_A2(SCMP_CMP_EQ, (uint64_t)proto[j],
+					0));
 	}
 	return 0;
 fail:
