@@ -156,14 +156,19 @@ fails "$block" 252 "setting no_new_privs" \
 # The init confines itself once the job has started (PR_SET_DUMPABLE is
 # the init's alone): if that fails, its end takes the job down at once.
 rm -f "$ws/marker"
+rm -f "$tmp/init.jsonl"
 out=$("$FAILSYS" 'prctl(a0=4)' -- "$AXGATE" run --policy "$block" \
-    --workspace "$ws" -- /bin/sh -c "sleep 0.5; touch $ws/marker" 2>&1)
+    --workspace "$ws" --audit "$tmp/init.jsonl" -- \
+    /bin/sh -c "sleep 0.5; touch $ws/marker" 2>&1)
 rc=$?
 is "$rc" 252 "init confinement fails: the launch ends with exit 252"
 like "$out" "the sandbox's init stopped the job: making the init not dumpable: Operation not permitted" \
     "init confinement fails: the message says what"
 sleep 0.7
 ok $([ ! -e "$ws/marker" ]; echo $?) "init confinement fails: the job went with it"
+like "$(sed -n 2p "$tmp/init.jsonl")" '"status_detail":"making the init not dumpable: Operation not permitted"' \
+    "init confinement fails: the exit event says why"
+ocsf_valid "$tmp/init.jsonl" "init confinement fails: the events pass ocsf-validate"
 
 # rlimits and cgroups (C5).  RLIMIT_NPROC, set when the job cannot have a
 # pids group of its own (the first mkdir is the group's)
