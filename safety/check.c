@@ -323,6 +323,43 @@ b64_public_der(const uint8_t *s, size_t n)
 	return false;
 }
 
+/* An Amazon Resource Name (arn:aws:..., arn:aws-cn:...): a name, never
+ * a secret, though it often ends in one's name. */
+static bool
+is_arn(const uint8_t *s, size_t n)
+{
+	return n > 8 && memcmp(s, "arn:aws", 7) == 0 &&
+	    (s[7] == ':' || s[7] == '-');
+}
+
+/* A file name: it ends in a dot and an extension of files that are
+ * stored and sent (my-dir/photo.png, app-1.0.war, export-i-1f2e.ova). */
+static bool
+file_name(const uint8_t *s, size_t n)
+{
+	static const char *const ext[] = { "zip", "tar", "gz", "tgz", "bz2",
+		"xz", "war", "jar", "ear", "bin", "img", "iso", "ova", "ovf",
+		"vmdk", "qcow2", "png", "jpg", "jpeg", "gif", "svg", "mp4",
+		"mp3", "mov", "pdf", "csv", "txt", "log", "json", "yaml", "yml",
+		"xml", "html", "js", "py", "sh", "deb", "rpm", "whl",
+		"parquet" };
+	size_t dot = n;
+
+	while (dot > 0 && s[dot - 1] != '.')
+		dot--;
+	if (dot < 2 || dot == n || n - dot > 7)
+		return false;
+	uint8_t c = s[dot - 2];
+	if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		(c >= '0' && c <= '9') || c == '_' || c == '-'))
+		return false;
+	for (size_t i = 0; i < AXG_ARRAY_LEN(ext); i++)
+		if (strlen(ext[i]) == n - dot &&
+		    axg_strncaseeq((const char *)s + dot, ext[i], n - dot))
+			return true;
+	return false;
+}
+
 /* The value of a context rule: not a reference, a path, an identifier,
  * a number, a hash, a word or public PEM material; for passwords the bar
  * is lower. */
@@ -358,7 +395,8 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n,
 	    s[0] == '\\')
 		return false;
 	if (b64_public_pem(s, n) || b64_public_der(s, n) ||
-	    fingerprint_or_time(s, n) || version_number(s, n))
+	    fingerprint_or_time(s, n) || version_number(s, n) || is_arn(s, n) ||
+	    file_name(s, n))
 		return false;
 	if (!password &&
 	    (word_name(s, n) || compound_identifier(s, n) ||

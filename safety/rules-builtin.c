@@ -1388,7 +1388,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "pass|pwd|pword",
 	    "(?i:(?:password|passwd|passphrase|passcode|pass|pwd|pword)"
 	    "[A-Za-z0-9_.\\-]{0,20})" QB
-	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|>|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
+	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|>(?!\\s)|\\s+is\\s+|"
+	    "\\s+(?=\\\\{0,3}[\"']))"
 	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{6,128})",
 	    .entropy = 2.4,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_PASSWORD |

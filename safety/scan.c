@@ -264,44 +264,14 @@ fail_match(struct leak_scan *sc, const struct leak_rule *r, int rc)
 	return -1;
 }
 
-/* Names around a generic keyword that hold no secret: a whole segment of
- * the identifier (split at _ - . and camelCase humps) that is one of
- * seg_words, or any substring that is one of sub_words. */
+/* Does s[0..n), split into segments at _ - . and other punctuation and
+ * at camelCase humps (RSAPrivateKey: RSAPrivate, Key), have a segment
+ * that is one of words[0..nw) (ASCII case aside)? */
 static bool
-benign_name(const uint8_t *s, size_t n)
+has_segment(const uint8_t *s, size_t n, const char *const *words, size_t nw)
 {
-	static const char *const seg_words[] = { "hash", "sha", "sha1",
-		"sha256", "md5", "digest", "checksum", "uuid", "nonce",
-		"public", "pub", "length", "len", "size", "count", "max", "min",
-		"type", "file", "path", "url", "uri", "endpoint", "format",
-		"policy", "prompt", "reset", "field", "name", "label", "header",
-		"expire", "expires", "expiry", "ttl", "timeout", "limit",
-		"enabled", "required", "id", "ids", "keys", "usage", "cache",
-		"index", "event", "input", "class", "mode", "method",
-		"strategy", "provider", "scope", "tokens", "budget", "version",
-		"kind", "style", "color", "prefix", "suffix", "ref", "hint",
-		"help", "pattern", "regex", "rotation", "algorithm", "alg",
-		"store", "manager", "env", "var", "col", "column", "valid",
-		"validator", "error", "missing", "confirm", "old", "new",
-		"forgot", "form", "input", "text", "prompt", "strength",
-		"generator", "rule", "rules", "author", "authors", "page",
-		"pagination", "cursor", "continuation", "next", "sync", "etag",
-		"request", "trace", "correlation", "span", "csrf", "xsrf",
-		"plate", "server", "number", "plan", "identifier", "keyid" };
-	static const char *const sub_words[] = { "fingerprint", "publishable",
-		"placeholder", "keyboard", "keyword", "monkey", "turkey",
-		"hotkey", "bypass", "compass", "passage", "passenger",
-		"passthrough", "passing", "passed", "passes", "passive",
-		"tokenizer", "secretary", "checksum", "integrity" };
 	size_t i = 0;
 
-	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
-		size_t l = strlen(sub_words[k]);
-		for (size_t j = 0; j + l <= n; j++)
-			if (axg_strncaseeq((const char *)s + j, sub_words[k],
-				l))
-				return true;
-	}
 	while (i < n) {
 		while (i < n &&
 		    !((s[i] >= 'a' && s[i] <= 'z') ||
@@ -317,13 +287,81 @@ benign_name(const uint8_t *s, size_t n)
 			i++;
 		if (b >= n)
 			break;
-		for (size_t k = 0; k < AXG_ARRAY_LEN(seg_words); k++)
-			if (strlen(seg_words[k]) == i - b &&
-			    axg_strncaseeq((const char *)s + b, seg_words[k],
+		for (size_t k = 0; k < nw; k++)
+			if (strlen(words[k]) == i - b &&
+			    axg_strncaseeq((const char *)s + b, words[k],
 				i - b))
 				return true;
 	}
 	return false;
+}
+
+/* Names around a generic keyword that hold no secret: a whole segment of
+ * the identifier that is one of seg_words, or any substring that is one
+ * of sub_words. */
+static bool
+benign_name(const uint8_t *s, size_t n)
+{
+	static const char *const seg_words[] = { "hash", "sha", "sha1",
+		"sha256", "md5", "digest", "checksum", "uuid", "nonce",
+		"public", "pub", "length", "len", "size", "count", "max", "min",
+		"type", "file", "path", "url", "uri", "endpoint", "format",
+		"policy", "prompt", "reset", "field", "name", "label", "header",
+		"expire", "expires", "expiry", "ttl", "timeout", "limit",
+		"limits", "enabled", "required", "id", "ids", "keys", "usage",
+		"cache", "index", "event", "input", "class", "mode", "method",
+		"strategy", "provider", "scope", "tokens", "budget", "version",
+		"kind", "style", "color", "prefix", "suffix", "ref", "hint",
+		"help", "pattern", "regex", "rotation", "algorithm", "alg",
+		"store", "manager", "env", "var", "col", "column", "valid",
+		"validator", "error", "missing", "confirm", "old", "new",
+		"forgot", "form", "input", "text", "prompt", "strength",
+		"generator", "rule", "rules", "author", "authors", "page",
+		"pagination", "cursor", "continuation", "next", "sync", "etag",
+		"request", "trace", "correlation", "span", "csrf", "xsrf",
+		"plate", "server", "number", "plan", "identifier", "keyid",
+		"encoding", "scheme", "ctor", "result", "spec", "source",
+		"dest" };
+	static const char *const sub_words[] = { "fingerprint", "publishable",
+		"placeholder", "keyboard", "keyword", "monkey", "turkey",
+		"hotkey", "bypass", "compass", "passage", "passenger",
+		"passthrough", "passing", "passed", "passes", "passive",
+		"tokenizer", "secretary", "checksum", "integrity" };
+
+	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
+		size_t l = strlen(sub_words[k]);
+		for (size_t j = 0; j + l <= n; j++)
+			if (axg_strncaseeq((const char *)s + j, sub_words[k],
+				l))
+				return true;
+	}
+	return has_segment(s, n, seg_words, AXG_ARRAY_LEN(seg_words));
+}
+
+/* A value that names a key or a token itself is a name, not a secret:
+ * RSAPrivateKey, pkcs8ShroudedKeyBag, setAttr-Token-B0Prime.  A random
+ * token holds "Key" or "token" as a segment of its own about once in
+ * a few hundred thousand.  Not for passwords, which are often made of
+ * words (MySecretPassword). */
+static bool
+value_names_itself(const uint8_t *s, size_t n, const uint8_t *name,
+    size_t namelen)
+{
+	static const char *const words[] = { "key", "keys", "token", "tokens",
+		"secret", "secrets", "credential", "credentials", "password",
+		"apikey" };
+	size_t stem = 0;
+
+	if (has_segment(s, n, words, AXG_ARRAY_LEN(words)))
+		return true;
+	/* The value repeats the name's letters: PartitionKey=partitionkey1,
+	 * tagkey1=tagkeyvalue1, an example's stand-in. */
+	while (stem < namelen &&
+	    ((name[stem] >= 'a' && name[stem] <= 'z') ||
+		(name[stem] >= 'A' && name[stem] <= 'Z')))
+		stem++;
+	return stem >= 4 && stem <= n &&
+	    axg_strncaseeq((const char *)s, (const char *)name, stem);
 }
 
 /* Byte classes as bit sets over ASCII (words for bytes 0-63 and 64-127;
@@ -370,6 +408,21 @@ rule_code(struct leak_scan *sc, uint32_t ri)
 	return c;
 }
 
+/* Is the name at p[ns] a part of an ARN (arn:aws:secretsmanager:...:
+ * secret:name)?  Looked for over the bytes an ARN is made of. */
+static bool
+in_arn(const uint8_t *p, size_t ns)
+{
+	size_t i = ns;
+
+	if (ns == 0 || p[ns - 1] != ':')
+		return false;
+	while (i > 0 && ns - i < 256 &&
+	    (ident_byte(p[i - 1]) || p[i - 1] == ':' || p[i - 1] == '/'))
+		i--;
+	return ns - i > 8 && memcmp(p + i, "arn:aws", 7) == 0;
+}
+
 /* Check a match (ovector in sc->md) and record it. */
 static void
 confirm(struct hitctx *h, uint32_t ri, const struct leak_rule_code *code,
@@ -399,7 +452,10 @@ confirm(struct hitctx *h, uint32_t ri, const struct leak_rule_code *code,
 			ns--;
 		while (ne < a && ident_byte(h->p[ne]))
 			ne++;
-		if (benign_name(h->p + ns, ne - ns))
+		if (benign_name(h->p + ns, ne - ns) || in_arn(h->p, ns) ||
+		    (!(r->flags & LEAK_RF_PASSWORD) &&
+			value_names_itself(h->p + a, b - a, h->p + ns,
+			    ne - ns)))
 			return;
 		cs = ns;
 	}
