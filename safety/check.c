@@ -360,26 +360,79 @@ file_name(const uint8_t *s, size_t n)
 	return false;
 }
 
+/* A name in brackets: a template's field ({password}, {{ token }},
+ * <api-key>, [FILTERED]), not a value. */
+static bool
+bracketed_name(const uint8_t *s, size_t n)
+{
+	static const char open[] = "{<[(", close[] = "}>])";
+	const char *o = n >= 3 ? memchr(open, s[0], 4) : NULL;
+
+	if (o == NULL || s[n - 1] != close[o - open])
+		return false;
+	for (size_t i = 1; i + 1 < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+			(s[i] >= 'A' && s[i] <= 'Z') ||
+			(s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+			s[i] == '-' || s[i] == '.' || s[i] == ' ' ||
+			s[i] == s[0] || s[i] == s[n - 1]))
+			return false;
+	return true;
+}
+
 /* The value of a context rule: not a reference, a path, an identifier,
  * a number, a hash, a word or public PEM material; for passwords the bar
  * is lower. */
+/* Does s[0..n) hold w, ASCII case aside? */
+static bool
+memmem_case(const uint8_t *s, size_t n, const char *w)
+{
+	size_t l = strlen(w);
+
+	for (size_t i = 0; i + l <= n; i++)
+		if (axg_strncaseeq((const char *)s + i, w, l))
+			return true;
+	return false;
+}
+
 /* Does the matched text name an API key, an auth token or a secret?
- * Many providers issue UUIDs as API keys (Statuspage, Heap, Postmark,
- * Snyk, ...), so a generic rule takes a UUID under such a name, while
- * ids, session keys and idempotency keys stay quiet. */
+ * Many providers issue UUIDs as API keys and tokens (Statuspage, Heap,
+ * Postmark, Snyk, Loggly, ...), so a generic rule takes a UUID under
+ * such a name, while ids, session keys and idempotency keys stay quiet.
+ * A token's name qualifies when it is an environment variable's
+ * (LOGGLY_TOKEN), "token" itself, or says what the token opens
+ * (access_token, hecToken is not: LockToken, ChangeToken and
+ * LifecycleActionToken are UUIDs that open nothing). */
 static bool
 names_api_secret(const uint8_t *ctx, size_t n)
 {
 	static const char *const words[] = { "apikey", "api_key", "api-key",
 		"apitoken", "api_token", "api-token", "authtoken", "auth_token",
-		"auth-token", "secret" };
+		"auth-token", "secret", "password" };
+	static const char *const opens[] = { "access", "session", "refresh",
+		"bearer", "auth", "private", "personal", "service", "account",
+		"server", "bot", "hec" };
+	size_t name = 0;
+	bool lower = false;
 
-	for (size_t k = 0; k < AXG_ARRAY_LEN(words); k++) {
-		size_t l = strlen(words[k]);
-		for (size_t i = 0; i + l <= n; i++)
-			if (axg_strncaseeq((const char *)ctx + i, words[k], l))
-				return true;
+	for (size_t k = 0; k < AXG_ARRAY_LEN(words); k++)
+		if (memmem_case(ctx, n, words[k]))
+			return true;
+	while (name < n &&
+	    ((ctx[name] >= 'a' && ctx[name] <= 'z') ||
+		(ctx[name] >= 'A' && ctx[name] <= 'Z') ||
+		(ctx[name] >= '0' && ctx[name] <= '9') || ctx[name] == '_' ||
+		ctx[name] == '-' || ctx[name] == '.')) {
+		lower = lower || (ctx[name] >= 'a' && ctx[name] <= 'z');
+		name++;
 	}
+	if (!memmem_case(ctx, name, "token"))
+		return false;
+	if (!lower || name == 5)
+		return true;
+	for (size_t k = 0; k < AXG_ARRAY_LEN(opens); k++)
+		if (memmem_case(ctx, name, opens[k]))
+			return true;
 	return false;
 }
 
@@ -390,13 +443,15 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n,
 	size_t lower = 0, upper = 0, digit = 0, other = 0, ident = 0;
 	bool password = (r->flags & LEAK_RF_PASSWORD) != 0;
 
-	if (s[0] == '$' || s[0] == '%' || s[0] == '@' || s[0] == '/' ||
-	    s[0] == '~' || s[0] == '.' || s[0] == '#' || s[0] == ':' ||
-	    s[0] == '\\')
+	if (s[0] == '$' || s[0] == '%' || s[0] == '@' || s[0] == '~' ||
+	    s[0] == '.' || s[0] == '#' || s[0] == ':' || s[0] == '\\')
+		return false;
+	/* A path (/run/secrets/db); base64 may start with a slash too. */
+	if (s[0] == '/' && (n < 16 || memchr(s + 1, '/', n - 1) != NULL))
 		return false;
 	if (b64_public_pem(s, n) || b64_public_der(s, n) ||
 	    fingerprint_or_time(s, n) || version_number(s, n) || is_arn(s, n) ||
-	    file_name(s, n))
+	    file_name(s, n) || bracketed_name(s, n))
 		return false;
 	if (!password &&
 	    (word_name(s, n) || compound_identifier(s, n) ||
@@ -437,6 +492,13 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n,
 		if ((upper == 0 || lower == 0) && memchr(s, '_', n) != NULL)
 			return false;
 	}
+	/* if auth is AuthFlow.SRP:, a block's colon */
+	if (!password && s[n - 1] == ':')
+		return false;
+	/* X509_ATTRIBUTE, SHA256_DIGEST: a constant with a number */
+	if (!password && lower == 0 && memchr(s, '_', n) != NULL &&
+	    named_parts(s, n, "_", 2))
+		return false;
 	/* A path or a URL: slashes between mostly lower-case words. */
 	if (memchr(s, '/', n) != NULL && upper * 8 < n && digit * 4 < n)
 		return false;
@@ -500,11 +562,40 @@ leak_decode_base64(const uint8_t *p, size_t n, struct axg_buf *out)
 	return true;
 }
 
+/* A printf format (%s, user_%d, VS%0.f0COMNTOOLS) rather than a value: a
+ * conversion, and around it not the mix of lower case, upper case and
+ * digits of a generated password that holds "%d" or "%f" among its
+ * symbols (FF@pqT%duX7lK). */
+static bool
+format_string(const uint8_t *s, size_t n)
+{
+	bool conv = false, lower = false, upper = false, digit = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%') {
+			size_t j = i + 1;
+			while (j < n && j < i + 6 &&
+			    ((s[j] >= '0' && s[j] <= '9') || s[j] == '-' ||
+				s[j] == '+' || s[j] == '.'))
+				j++;
+			if (j < n && memchr("sdfiux", s[j], 6) != NULL) {
+				conv = true;
+				i = j;
+				continue;
+			}
+		}
+		lower = lower || (s[i] >= 'a' && s[i] <= 'z');
+		upper = upper || (s[i] >= 'A' && s[i] <= 'Z');
+		digit = digit || (s[i] >= '0' && s[i] <= '9');
+	}
+	return conv && !(lower && upper && digit);
+}
+
 static bool
 placeholder(const struct leak_ruleset *rs, pcre2_match_data *md,
     pcre2_match_context *mc, const uint8_t *s, size_t n)
 {
-	return re_hit(rs->placeholder, md, mc, s, n);
+	return format_string(s, n) || re_hit(rs->placeholder, md, mc, s, n);
 }
 
 /* Basic credentials: base64 of "user:password" with a real password. */

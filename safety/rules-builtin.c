@@ -31,6 +31,45 @@
 #define Q  "(?:\\\\{0,3}[\"'])"
 #define QB "(?:\\\\{0,3}[\"'`])"
 
+/* Other ways code and config give a name its value, for KV and the
+ * generic rules: a name/value pair ({"name": "NAME", "value": "v"},
+ * {name: NAME, value: v}, "- name: NAME" and "value: v" on the next
+ * line), a fallback (process.env.NAME || "v", ?? in C# and JavaScript)
+ * and a Terraform variable's default (variable "name" { type = string,
+ * default = "v" }). */
+#define ASSIGN_MORE                                                            \
+	"|,\\s{0,4}" Q "?(?i:value)" Q "?\\s{0,4}[:=]"                         \
+	"|\\r?\\n[ \\t]{0,12}(?i:value)[ \\t]{0,2}:"                           \
+	"|\\|\\||\\?\\?|\\{[^{}]{0,100}?\\b(?i:default)\\s{0,4}="
+
+/* A call with the name and the value as its arguments: os.Setenv("NAME",
+ * "v"), headers.set("X-Key", 'v').  After a provider's name any quoted
+ * name will do; for the generic rules the quoted name must end in a
+ * qualified key word ("DB_PASSWORD", "X-Api-Key"; not "password" or
+ * "HTTPPasswordMgr" in a list of strings). */
+#define CALL_KV "|,(?=\\s{0,4}\\\\{0,3}[\"'`])"
+#define CALL_GEN                                                               \
+	"|(?:(?<=(?i)[_.\\-]key[\"'`])|(?<=(?i)[_.\\-]token[\"'`])|"           \
+	"(?<=(?i)[_.\\-]secret[\"'`])|(?<=(?i)[_.\\-]password[\"'`])|"         \
+	"(?<=(?i)[_.\\-]passwd[\"'`])|(?<=(?i)[_.\\-]pwd[\"'`])|"              \
+	"(?<=(?i)[_.\\-]pass[\"'`])),(?=\\s{0,4}\\\\{0,3}[\"'`])"
+
+/* A value as code writes it in a call or a byte string:
+ * bytes.fromhex('...'), base64.b64decode("..."), Buffer.from('...'),
+ * []byte("..."), b'...'. */
+#define OPENER                                                                 \
+	"(?:(?:bytes\\.fromhex|(?:base64\\.)?b64decode|Buffer\\.from|"         \
+	"\\[\\]byte|atob|unhexlify|SecretStr)\\(\\s*|b(?=['\"]))?"
+
+/* The generic rules' assignment, after the name: the name's closing
+ * quote, an operator or one of the forms above, and blanks on the same
+ * line (a value is never on the next line, where the next setting is:
+ * "password=" then "DB_HOST=db"). */
+#define GEN_ASSIGN                                                             \
+	QB "?\\]?\\s{0,4}(?:=|:=|=>|:|->|>(?!\\s)|\\s+is\\s+|"                 \
+	   "\\s+(?=\\\\{0,3}[\"'])" CALL_GEN ASSIGN_MORE                       \
+	   ")[ \\t]{0,4}" OPENER QB "?"
+
 /* "NAME...  = VALUE" in .env, YAML, JSON, headers, code and query
  * strings: the provider name (case-insensitive), up to 24 more identifier
  * bytes or a few words of prose ("my heroku api key is ..."), an
@@ -40,8 +79,8 @@
 	"(?:\\s(?i:api|access|secret|auth|client|app|private|key|token|"       \
 	"password|license|integration|write|management|admin|server|"          \
 	"service|account|bot|personal|user|deploy)){0,3}" Q                    \
-	"?\\s{0,4}(?:=|:=|=>|:|\\(|\\s+is\\s+|\\s)\\s{0,4}" QB                 \
-	"?(?:Bearer\\s+|token\\s+)?(" value ")" EA
+	"?\\]?\\s{0,4}(?:=|:=|=>|:|\\(|\\s+is\\s+|\\s" CALL_KV ASSIGN_MORE ")" \
+	"\\s{0,4}" QB "?(?:Bearer\\s+|token\\s+)?(" value ")" EA
 
 #define HEX(n)	 "[a-f0-9]{" #n "}"
 #define UHEX(n)	 "[A-Fa-f0-9]{" #n "}"
@@ -60,7 +99,7 @@
 	"|^f4556650ac31d35461610bac4ed81b1a181b2d8a43ea2854cbae22ca74560813$"  \
 	"|^(?:2YotnFZFEjr1zCsicMWpAA|tGzv3JOkF0XG5Qx2TlKWIA|"                  \
 	"czZCaGRSa3F0MzpnWDFmQmF0M2JW|mF_9\\.B5f-4\\.1JqM)$"
-#define PUBLIC_KEYS "^(?:pub|sub)-c-"
+#define PUBLIC_KEYS "^(?:pub|sub)-c-|^pk_(?:live|test)_"
 
 #define RULE(i, d, k, r, ...)                                                  \
 	{                                                                      \
@@ -164,7 +203,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "Azure Service Bus / Event Hubs / IoT shared access key",
 	    "sharedaccesskey=", "(?i:SharedAccessKey=)([A-Za-z0-9+/]{42,44}=)"),
 	RULE("azure-sas-token", "Azure shared access signature", "sig=",
-	    "(?i)(?:[?&;]|^|\\s)sv=\\d{4}-\\d\\d-\\d\\d&[^\\s\"'<>]{0,400}?"
+	    "(?i)(?:[?&;=\"'`]|^|\\s)sv=\\d{4}-\\d\\d-\\d\\d&[^\\s\"'<>]{0,400}"
+	    "?"
 	    "sig=([A-Za-z0-9%+/]{40,120}(?:%3D|=){0,2})",
 	    .before = 500, .after = 140, .flags = LEAK_RF_WINDOW),
 	RULE("azure-ad-client-secret", "Microsoft Entra ID client secret",
@@ -748,7 +788,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(dt0[cs]01\\.[A-Z0-9]{24}\\.[A-Z0-9]{64})" EA),
 	RULE("honeycomb-api-key", "Honeycomb API key", "honeycomb|x-honeycomb",
 	    KV("honeycomb",
-		"[A-Za-z0-9]{22}|[A-Za-z0-9]{32}|hc[a-z]{2}_[A-Za-z0-9]{58}"),
+		"[A-Za-z0-9]{22}|[A-Za-z0-9]{32}|hc[a-z]{2,3}_[A-Za-z0-9]{58}"),
 	    CTX),
 	RULE("pagerduty-token", "PagerDuty API token", "pagerduty",
 	    KV("pagerduty", "[A-Za-z0-9_+\\-]{20}"), CTX),
@@ -768,13 +808,20 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    KV("bugsnag", HEX(32)), CTXH),
 	RULE("loggly-token", "Loggly customer token", "loggly",
 	    KV("loggly", UUID), CTXU),
+	RULE("flagsmith-key", "Flagsmith server-side environment key",
+	    "flagsmith", KV("flagsmith", "ser\\.[A-Za-z0-9]{20,32}"),
+	    .entropy = 3.0),
+	RULE("loggly-input-url", "Loggly customer token in an input URL",
+	    "loggly.com/inputs/|loggly.com/bulk/",
+	    "loggly\\.com/(?:inputs|bulk)/(" UUID ")", CTXU),
 
 	/* ---- package registries ---- */
 	RULE("npm-access-token", "npm access token", "npm_",
 	    B "(npm_[A-Za-z0-9]{36})" EA, .entropy = 3.5),
 	RULE("npmrc-auth-token", "npm registry auth in .npmrc",
 	    "_authtoken|_auth=|_password=",
-	    "(?:_authToken|_auth|_password)\\s*=\\s*[\"']?([A-Za-z0-9+/"
+	    "(?:_authToken|_auth|_password)(?:\\s*=\\s*|[ "
+	    "\\t]+)[\"']?([A-Za-z0-9+/"
 	    "=_.\\-]{16,200})",
 	    .flags = LEAK_RF_VALUE | LEAK_RF_UUID_OK | LEAK_RF_HEX_OK),
 	RULE("pypi-upload-token", "PyPI upload token",
@@ -799,7 +846,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("hex-pm-key", "Hex.pm API key", "hex_api_key|hexpm",
 	    KV("hex_?api_?key|hexpm", HEX(32)), CTXH),
 	RULE("packagist-token", "Packagist API token", "packagist",
-	    KV("packagist", "[A-Za-z0-9]{20,64}"), CTX),
+	    KV("packagist",
+		"packagist_(?:uat|ort)_[A-Za-z0-9]{24,80}|[A-Za-z0-9]{20,64}"),
+	    CTX),
 	RULE("gradle-publish-key", "Gradle plugin portal secret",
 	    "gradle.publish.secret|gradle_publish_secret",
 	    KV("gradle[._]publish[._]secret", "[A-Za-z0-9]{32}"), CTX),
@@ -885,14 +934,28 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "shpat_|shpss_",
 	    "(?i:shopify)[A-Za-z_]{0,20}[=:]\\s*" Q "?(" HEX(32) ")" EA,
 	    .before = 40, .flags = LEAK_RF_HEX_OK),
-	RULE("netrc-password", "Password in a .netrc entry", "machine",
-	    "\\bmachine\\s+\\S+\\s+(?:login\\s+\\S+\\s+)?password\\s+(\\S{3,"
+	RULE("netrc-password", "Password in a .netrc entry",
+	    "machine|default login",
+	    "\\b(?:machine\\s+\\S+|default)\\s+(?:login\\s+\\S+\\s+)?"
+	    "password\\s+(\\S{3,"
 	    "128})",
 	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 400),
-	RULE("curl-user-password", "Password in curl -u / --user", "curl",
-	    "\\bcurl\\b[^\\n|;&]{0,300}?\\s(?:-u|--user|--proxy-user|-U)\\s*"
+	/* and HTTPie's -a / --auth */
+	RULE("curl-user-password", "Password in curl -u / --user",
+	    "curl|http -a|https -a|http --auth|https --auth",
+	    "\\b(?:curl|https?)\\b[^\\n|;&]{0,300}?\\s(?:-u|--user|--proxy-"
+	    "user|-U|"
+	    "-a|--auth)\\s*"
 	    "[\"']?[^:\"'\\s]{1,128}:([^\"'\\s]{3,128})",
 	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 600),
+	/* SQL Server's command-line clients: -P password */
+	RULE("sqlcmd-password",
+	    "Password on sqlcmd's, osql's or bcp's "
+	    "command line",
+	    "sqlcmd|osql|bcp ",
+	    "\\b(?:sqlcmd|osql|bcp)\\b[^\\n|;&]{0,300}?\\s-P\\s*"
+	    "[\"']?([^\"'\\s\\-][^\"'\\s]{3,127})",
+	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 500),
 	/* Oracle's user/password@database: sqlplus and the other client
 	 * tools' logins, and python-oracledb's and cx_Oracle's connect() */
 	RULE("oracle-login-password",
@@ -918,6 +981,30 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "128})$",
 	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 2000,
 	    .flags = LEAK_RF_WINDOW),
+	/* A .pgpass line anywhere: host:port:database:user:password, the
+	 * port PostgreSQL's or a wildcard. */
+	RULE("pgpass-line", "Password in a .pgpass line", ":5432:|:*:",
+	    "(?m)(?:^|(?<=[\\s'\"]))[A-Za-z0-9.\\-_*]{1,253}:(?:5432|\\*):"
+	    "[^:\\s'\"]{1,63}:[^:\\s'\"]{1,63}:"
+	    "((?:[^\\s'\"\\\\:]|\\\\.){6,128})(?=$|[\\s'\"])",
+	    .validator = LEAK_V_URL_PASSWORD, .before = 260, .after = 260,
+	    .flags = LEAK_RF_WINDOW),
+	/* A literal secret handed to a JWT library or an HMAC:
+	 * jwt.sign(payload, 'secret'), jwt.encode(claims, "secret", ...),
+	 * hmac.new(b'secret', msg, sha256), hmac.New(sha256.New,
+	 * []byte("secret")), crypto.createHmac('sha256', 'secret'). */
+	RULE("jwt-signing-secret", "Literal secret passed to a JWT library",
+	    "jwt.sign(|jwt.encode(|jwt.verify(|jwt.decode(",
+	    "(?i:jwt\\.(?:sign|encode|verify|decode))\\([^()]{1,200}?,\\s*"
+	    "b?[\"'`]([^\"'`\\s\\\\]{8,256})\\\\?[\"'`]",
+	    .entropy = 3.0, .after = 500, .flags = LEAK_RF_VALUE),
+	RULE("hmac-key-literal", "Literal HMAC key", "hmac.new(|createhmac(",
+	    "(?i:hmac\\.new\\(\\s*(?:sha\\d+\\.New\\s*,\\s*)?(?:\\[\\]byte\\()?"
+	    "b?|"
+	    "createHmac\\(\\s*[\"'`][A-Za-z0-9\\-]{2,12}[\"'`]\\s*,\\s*)"
+	    "[\"'`]([^\"'`\\s\\\\]{12,256})\\\\?[\"'`]",
+	    .entropy = 3.0, .after = 400,
+	    .flags = LEAK_RF_VALUE | LEAK_RF_HEX_OK),
 	RULE("docker-config-auth", "Registry credentials in docker config.json",
 	    "\"auth\"", "\"auth\"\\s*:\\s*\"([A-Za-z0-9+/]{8,400}={0,2})\"",
 	    .validator = LEAK_V_BASIC_AUTH, .before = 2),
@@ -1072,6 +1159,14 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	 * are allowed. */
 	RULE("django-secret-key", "Django SECRET_KEY", "django-insecure-",
 	    "(django-insecure-[^\\s\"'`]{40,60})", .flags = LEAK_RF_NOALLOW,
+	    .allow = "(?i)example|your|change|placeholder|here|x{5,}"),
+	/* A SECRET_KEY setting of Django's own alphabet and length (50),
+	 * however it is quoted. */
+	RULE("django-secret-key-setting", "Django SECRET_KEY setting",
+	    "secret_key",
+	    "(?i:(?:django_)?secret_key)" Q "?\\s{0,4}[=:]\\s{0,4}" QB "?"
+	    "([a-z0-9!@#$%^&*(\\-_=+)]{50})(?![a-z0-9!@#$%^&*(\\-_=+)])",
+	    .entropy = 4.2, .flags = LEAK_RF_NOALLOW,
 	    .allow = "(?i)example|your|change|placeholder|here|x{5,}"),
 	RULE("zapier-webhook-url", "Zapier webhook URL", "hooks.zapier.com",
 	    "(hooks\\.zapier\\.com/hooks/catch/[0-9]{5,10}/[a-z0-9]{5,10})"),
@@ -1321,8 +1416,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .validator = LEAK_V_URL_PASSWORD, .before = 40,
 	    .flags = LEAK_RF_WINDOW),
 	RULE("url-userinfo-password", "Password in URL userinfo", "://",
-	    "(?i:[a-z][a-z0-9+.\\-]{1,20})://[^:/\\s@\"'<>]{1,128}:"
-	    "([^@/\\s\"'<>]{1,256})@[A-Za-z0-9.\\-_\\[]",
+	    "(?i:[a-z][a-z0-9+.\\-]{1,20})://(?:[^:/\\s@\"'<>]{1,128}:"
+	    "([^@/\\s\"'<>]{1,256})|:([^:@/"
+	    "\\s\"'<>]{1,256}))@[A-Za-z0-9.\\-_\\[]",
 	    .validator = LEAK_V_URL_PASSWORD, .before = 24,
 	    .flags = LEAK_RF_WINDOW),
 	RULE("connection-string-password", "Password in a connection string",
@@ -1346,8 +1442,10 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .before = 2, .after = 2100, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("http-token-auth", "HTTP Authorization token header",
 	    "authorization",
-	    "(?i:\\b(?:proxy-)?authorization\\s*[:=]\\s*" Q "?"
-	    "(?:token|bot|apikey|api-key|key|sso-key|ssws|digest|dsn|otoken)"
+	    "(?i:\\b(?:proxy-)?authorization" Q "?\\s*[:=]\\s*" Q "?"
+	    "(?:token|bot|apikey|api-key|key|sso-key|ssws|digest|dsn|otoken|"
+	    "accesskey|apitoken|api-token|geniekey|klaviyo-api-key|"
+	    "deepl-auth-key|splunk|zoho-oauthtoken)"
 	    "\\s+)"
 	    "([A-Za-z0-9_\\-.~+/:=]{16,512})",
 	    .entropy = 3.0,
@@ -1387,10 +1485,10 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("generic-password", "Password assigned in config or code",
 	    "pass|pwd|pword",
 	    "(?i:(?:password|passwd|passphrase|passcode|pass|pwd|pword)"
-	    "[A-Za-z0-9_.\\-]{0,20})" QB
-	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|>(?!\\s)|\\s+is\\s+|"
-	    "\\s+(?=\\\\{0,3}[\"']))"
-	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{6,128})",
+	    "[A-Za-z0-9_.\\-]{0,20})" GEN_ASSIGN
+	    "(?:(?<=\")([^\"\\s\\\\()<>\\[\\]{}]{6,128})(?=\\\\?\")|"
+	    "(?<=')([^'\\s\\\\()<>\\[\\]{}]{6,128})(?=\\\\?')|"
+	    "([^\\s\"'`&;,<>()\\[\\]{}\\\\]{6,128}))",
 	    .entropy = 2.4,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_PASSWORD |
 		LEAK_RF_HEX_OK | LEAK_RF_ASSIGN,
@@ -1398,17 +1496,15 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	RULE("generic-secret", "Secret assigned in config or code",
 	    "secret|private|credential|signing|encryption|master",
 	    "(?i:(?:secret|private[_.\\-]?key|credentials?|signing[_.\\-]?key|"
-	    "encryption[_.\\-]?key|master[_.\\-]?key)[A-Za-z0-9_.\\-]{0,20})" QB
-	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
-	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{8,256})",
+	    "encryption[_.\\-]?key|master[_.\\-]?key)[A-Za-z0-9_.\\-]{0,20}"
+	    ")" GEN_ASSIGN "([^\\s\"'`&;,<>()\\[\\]{}\\\\]{8,256})",
 	    .entropy = 3.0,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,
 	    .value_min = 8, .allow = DOC_EXAMPLES "|" PUBLIC_KEYS),
 	RULE("generic-token", "Token assigned in config or code", "token",
-	    "(?i:token[A-Za-z0-9_.\\-]{0,20})" QB
-	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
-	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{12,512})",
+	    "(?i:token[A-Za-z0-9_.\\-]{0,20})" GEN_ASSIGN
+	    "([^\\s\"'`&;,<>()\\[\\]{}\\\\]{12,512})",
 	    .entropy = 3.2,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,
@@ -1418,9 +1514,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "(?i:(?<!sec-websocket-)(?<!add )(?<!pub)(?<!public)(?<!public_)"
 	    "(?<!public-)(?:key|auth|(?<![a-z])pat(?![a-z])|"
 	    "license(?!:[ \\t])|api[_.\\-]?secret)"
-	    "[A-Za-z0-9_.\\-]{0,20})" QB
-	    "?\\]?\\s{0,4}(?:=|:=|=>|:|->|\\s+is\\s+|\\s+(?=\\\\{0,3}[\"']))"
-	    "\\s{0,4}" QB "?([^\\s\"'`&;,<>()\\[\\]{}\\\\]{12,512})",
+	    "[A-Za-z0-9_.\\-]{0,20})" GEN_ASSIGN
+	    "([^\\s\"'`&;,<>()\\[\\]{}\\\\]{12,512})",
 	    .entropy = 3.3,
 	    .flags = LEAK_RF_GENERIC | LEAK_RF_VALUE | LEAK_RF_HEX_OK |
 		LEAK_RF_ASSIGN,

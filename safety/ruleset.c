@@ -24,10 +24,10 @@
  * references and masked values. */
 static const char placeholder_re[] =
     "(?i)example|x{5,}|\\*{3,}|\\.{3,}|\\$\\{|\\{\\{|<[a-z_\\- ]+>|%\\("
-    "|(?-i:%[-+0-9.]*[sdfiux])"
     "|\\byour[_\\-]|_here\\b|placeholder|redacted|changeme|\\bdummy\\b"
     "|^(?:x+|0+|a+|1234.*|abcd.*|null|none|nil|true|false|undefined"
-    "|secret|password|passwd|token|test|string|value|empty)$";
+    "|secret\\d{0,3}|password\\d{0,3}|passwd|token|test\\d{0,3}|string|value"
+    "|empty|hunter2)$";
 
 /* What every rule set of the process shares: the compiled code of the
  * built-in rules (compiled on first use, never freed) and the placeholder

@@ -297,10 +297,11 @@ has_segment(const uint8_t *s, size_t n, const char *const *words, size_t nw)
 }
 
 /* Names around a generic keyword that hold no secret: a whole segment of
- * the identifier that is one of seg_words, or any substring that is one
- * of sub_words. */
+ * the identifier that is one of seg_words, any substring that is one of
+ * sub_words, or one of in_words that the keyword (at kw in s) is part of
+ * (monkey, bypass: not surveymonkey_token). */
 static bool
-benign_name(const uint8_t *s, size_t n)
+benign_name(const uint8_t *s, size_t n, size_t kw)
 {
 	static const char *const seg_words[] = { "hash", "sha", "sha1",
 		"sha256", "md5", "digest", "checksum", "uuid", "nonce",
@@ -313,26 +314,35 @@ benign_name(const uint8_t *s, size_t n)
 		"strategy", "provider", "scope", "tokens", "budget", "version",
 		"kind", "style", "color", "prefix", "suffix", "ref", "hint",
 		"help", "pattern", "regex", "rotation", "algorithm", "alg",
-		"store", "manager", "env", "var", "col", "column", "valid",
+		"store", "manager", "var", "col", "column", "valid",
 		"validator", "error", "missing", "confirm", "old", "new",
 		"forgot", "form", "input", "text", "prompt", "strength",
 		"generator", "rule", "rules", "author", "authors", "page",
 		"pagination", "cursor", "continuation", "next", "sync", "etag",
 		"request", "trace", "correlation", "span", "csrf", "xsrf",
-		"plate", "server", "number", "plan", "identifier", "keyid",
-		"encoding", "scheme", "ctor", "result", "spec", "source",
-		"dest" };
+		"plate", "number", "plan", "identifier", "keyid", "encoding",
+		"scheme", "ctor", "result", "spec", "source", "dest",
+		"idempotency" };
 	static const char *const sub_words[] = { "fingerprint", "publishable",
-		"placeholder", "keyboard", "keyword", "monkey", "turkey",
-		"hotkey", "bypass", "compass", "passage", "passenger",
+		"placeholder", "checksum", "integrity", "clienttoken",
+		"client_token", "sitekey", "site_key", "site-key" };
+	static const char *const in_words[] = { "keyboard", "keyword", "monkey",
+		"turkey", "hotkey", "bypass", "compass", "passage", "passenger",
 		"passthrough", "passing", "passed", "passes", "passive",
-		"tokenizer", "secretary", "checksum", "integrity" };
+		"tokenizer", "secretary" };
 
 	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
 		size_t l = strlen(sub_words[k]);
 		for (size_t j = 0; j + l <= n; j++)
 			if (axg_strncaseeq((const char *)s + j, sub_words[k],
 				l))
+				return true;
+	}
+	for (size_t k = 0; k < AXG_ARRAY_LEN(in_words); k++) {
+		size_t l = strlen(in_words[k]);
+		for (size_t j = kw + 1 > l ? kw + 1 - l : 0;
+		     j <= kw && j + l <= n; j++)
+			if (axg_strncaseeq((const char *)s + j, in_words[k], l))
 				return true;
 	}
 	return has_segment(s, n, seg_words, AXG_ARRAY_LEN(seg_words));
@@ -350,17 +360,26 @@ value_names_itself(const uint8_t *s, size_t n, const uint8_t *name,
 	static const char *const words[] = { "key", "keys", "token", "tokens",
 		"secret", "secrets", "credential", "credentials", "password",
 		"apikey" };
-	size_t stem = 0;
+	size_t stem = 0, skip = 0;
 
-	if (has_segment(s, n, words, AXG_ARRAY_LEN(words)))
+	/* A word and a separator in front are a provider's prefix (Mailgun's
+	 * key-, Statsig's secret-): the rest is what counts. */
+	for (size_t k = 0; k < AXG_ARRAY_LEN(words) && skip == 0; k++) {
+		size_t l = strlen(words[k]);
+		if (n > l + 8 && axg_strncaseeq((const char *)s, words[k], l) &&
+		    (s[l] == '-' || s[l] == '_' || s[l] == '.'))
+			skip = l + 1;
+	}
+	if (has_segment(s + skip, n - skip, words, AXG_ARRAY_LEN(words)))
 		return true;
-	/* The value repeats the name's letters: PartitionKey=partitionkey1,
-	 * tagkey1=tagkeyvalue1, an example's stand-in. */
+	/* The value is the name's letters and a few bytes more:
+	 * PartitionKey=partitionkey1, tagkey1=tagkeyvalue1, an example's
+	 * stand-in (not packagist_token=packagist_uat_<40 random>). */
 	while (stem < namelen &&
 	    ((name[stem] >= 'a' && name[stem] <= 'z') ||
 		(name[stem] >= 'A' && name[stem] <= 'Z')))
 		stem++;
-	return stem >= 4 && stem <= n &&
+	return stem >= 4 && stem <= n && n - stem <= 8 &&
 	    axg_strncaseeq((const char *)s, (const char *)name, stem);
 }
 
@@ -452,7 +471,8 @@ confirm(struct hitctx *h, uint32_t ri, const struct leak_rule_code *code,
 			ns--;
 		while (ne < a && ident_byte(h->p[ne]))
 			ne++;
-		if (benign_name(h->p + ns, ne - ns) || in_arn(h->p, ns) ||
+		if (benign_name(h->p + ns, ne - ns, ov[0] - ns) ||
+		    in_arn(h->p, ns) ||
 		    (!(r->flags & LEAK_RF_PASSWORD) &&
 			value_names_itself(h->p + a, b - a, h->p + ns,
 			    ne - ns)))
@@ -532,19 +552,101 @@ value_byte(uint8_t c)
 static size_t
 value_len_at(const uint8_t *p, size_t n, size_t at)
 {
-	size_t v = 0;
+	size_t v = 0, best = 0;
 
-	while (at < n &&
-	    (space_byte(p[at]) || p[at] == '"' || p[at] == '\'' ||
-		p[at] == '`' || p[at] == '>' || p[at] == '\\'))
+	/* At most one opener: b'...', or a call such as bytes.fromhex('...')
+	 * or b64decode("...") whose argument is the value. */
+	for (int opener = 0; opener < 2; opener++) {
+		uint8_t q = 0; /* the last quote before the value */
+		while (at < n &&
+		    (space_byte(p[at]) || p[at] == '"' || p[at] == '\'' ||
+			p[at] == '`' || p[at] == '>' || p[at] == '\\')) {
+			if (p[at] == '"' || p[at] == '\'')
+				q = p[at];
+			at++;
+		}
+		if (opener == 0 && at + 1 < n && p[at] == 'b' &&
+		    (p[at + 1] == '\'' || p[at + 1] == '"')) {
+			at++;
+			continue;
+		}
+		if (opener == 0 && at + 1 < n && p[at] == '[' &&
+		    p[at + 1] == ']')
+			at += 2; /* Go's []byte("...") */
+		v = 0;
+		while (v < LEAK_ASSIGN_VALUE_CAP && at + v < n &&
+		    value_byte(p[at + v]))
+			v++;
+		if (v > best)
+			best = v;
+		/* A quoted value may hold ;,&<>()[]{} (a password's
+		 * symbols): up to the closing quote. */
+		if (q != 0) {
+			size_t w = 0;
+			while (w < LEAK_ASSIGN_VALUE_CAP && at + w < n &&
+			    p[at + w] != q && p[at + w] != '\\' &&
+			    !space_byte(p[at + w]))
+				w++;
+			if (w > best)
+				best = w;
+		}
+		if (opener > 0 || at + v >= n || p[at + v] != '(' || v >= 32)
+			break;
+		at += v + 1;
+	}
+	return best;
+}
+
+/* After "NAME," at p[at]: a quoted value (a call's next argument) or
+ * "value": and a value (a name/value pair); else 0. */
+static size_t
+value_after_comma(const uint8_t *p, size_t n, size_t at)
+{
+	size_t q;
+
+	while (at < n && space_byte(p[at]))
 		at++;
-	while (v < LEAK_ASSIGN_VALUE_CAP && at + v < n && value_byte(p[at + v]))
-		v++;
-	return v;
+	q = at;
+	while (q < n && q < at + 4 && p[q] == '\\')
+		q++;
+	if (q < n && (p[q] == '"' || p[q] == '\'' || p[q] == '`'))
+		q++;
+	if (q + 5 <= n && axg_strncaseeq((const char *)p + q, "value", 5)) {
+		q += 5;
+		while (q < n &&
+		    (p[q] == '\\' || p[q] == '"' || p[q] == '\'' ||
+			space_byte(p[q])))
+			q++;
+		return q < n && (p[q] == ':' || p[q] == '=')
+		    ? value_len_at(p, n, q + 1)
+		    : 0;
+	}
+	if (q == at ||
+	    !(p[q - 1] == '"' || p[q - 1] == '\'' || p[q - 1] == '`'))
+		return 0;
+	return value_len_at(p, n, at);
+}
+
+/* After "NAME {" at p[at]: "default =" within the braces, and a value. */
+static size_t
+value_after_default(const uint8_t *p, size_t n, size_t at)
+{
+	for (size_t i = at; i + 7 <= n && i < at + 100; i++) {
+		if (p[i] == '{' || p[i] == '}')
+			return 0;
+		if (!axg_strncaseeq((const char *)p + i, "default", 7))
+			continue;
+		i += 7;
+		while (i < n && space_byte(p[i]))
+			i++;
+		return i < n && p[i] == '=' ? value_len_at(p, n, i + 1) : 0;
+	}
+	return 0;
 }
 
 /* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
- * (=, :, :=, ->, >, or spaces before a quote or "is")?  Quotes may be
+ * (=, :, :=, ->, >, spaces before a quote or "is", a comma before a quoted
+ * value or a "value" key, || or ??, or "{ ... default =")?  Quotes may be
  * JSON-escaped.  If so, the number
  * of value bytes that follow it, up to LEAK_ASSIGN_VALUE_CAP, else 0.  The
  * generic rules' regexes need an assignment and a value of at least their
@@ -599,6 +701,30 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 	case '\\':
 		if (sp == 0)
 			return 0;
+		break;
+	case ',':
+		return value_after_comma(p, n, at + 1);
+	case '|':
+	case '?':
+		/* || and ??: a fallback value */
+		if (at + 1 >= n || p[at + 1] != p[at])
+			return 0;
+		at += 2;
+		break;
+	case '{':
+		return value_after_default(p, n, at + 1);
+	case 'v':
+	case 'V':
+		/* "value:" on the line after "- name: NAME" */
+		if (sp == 0 || at + 5 >= n ||
+		    !axg_strncaseeq((const char *)p + at, "value", 5))
+			return 0;
+		at += 5;
+		while (at < n && (p[at] == ' ' || p[at] == '\t'))
+			at++;
+		if (at >= n || p[at] != ':')
+			return 0;
+		at++;
 		break;
 	case 'i':
 		if (sp == 0 || at + 2 >= n || p[at + 1] != 's' ||
