@@ -66,7 +66,8 @@
  * line (a value is never on the next line, where the next setting is:
  * "password=" then "DB_HOST=db"). */
 #define GEN_ASSIGN                                                             \
-	QB "?\\]?\\s{0,4}(?:=|:=|=>|:|->|>(?!\\s)|\\s+is\\s+|"                 \
+	QB "?\\]?\\s{0,4}(?:=|:=|=>|:|->|>(?!\\s)|"                            \
+	   "\\s+(?:[a-z]{1,10}\\s+){0,3}is\\s+|"                               \
 	   "\\s+(?=\\\\{0,3}[\"'])" CALL_GEN ASSIGN_MORE                       \
 	   ")[ \\t]{0,4}" OPENER QB "?"
 
@@ -78,7 +79,7 @@
 	"(?i:" name ")[A-Za-z0-9_.\\-]{0,24}"                                  \
 	"(?:\\s(?i:api|access|secret|auth|client|app|private|key|token|"       \
 	"password|license|integration|write|management|admin|server|"          \
-	"service|account|bot|personal|user|deploy)){0,3}" Q                    \
+	"service|account|bot|personal|user|deploy|credentials?)){0,3}" Q       \
 	"?\\]?\\s{0,4}(?:=|:=|=>|:|\\(|\\s+is\\s+|\\s" CALL_KV ASSIGN_MORE ")" \
 	"\\s{0,4}" QB "?(?:Bearer\\s+|token\\s+)?(" value ")" EA
 
@@ -214,8 +215,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "{31,34})(?![A-Za-z0-9_~.\\-])",
 	    .before = 8, .entropy = 3.5, .flags = LEAK_RF_WINDOW),
 	RULE("azure-devops-pat", "Azure DevOps personal access token", "azdo",
-	    B "([A-Za-z0-9]{52}JQQJ9[9A-Za-z][A-Za-z0-9]{3}AZDO[A-Za-z0-9]{4}"
-	      ")" EA,
+	    B
+	    "([A-Za-z0-9]{52}JQQJ9[9A-Za-z][A-Za-z0-9]{3,20}AZDO[A-Za-z0-9]{4}"
+	    ")" EA,
 	    .before = 80, .flags = LEAK_RF_WINDOW),
 	RULE("azure-devops-pat-legacy", "Azure DevOps legacy PAT",
 	    "azure_devops|azuredevops|ado_pat|devops_pat|azure-devops",
@@ -402,6 +404,11 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    KV("drone", "[A-Za-z0-9]{32}"), CTX),
 	RULE("codecov-token", "Codecov upload token", "codecov",
 	    KV("codecov", UUID "|" HEX(32)), CTXU),
+	RULE("codecov-cli-token", "Codecov upload token on the command line",
+	    "codecov",
+	    "\\bcodecov\\b[^\\n|;&]{0,200}?\\s(?:-t|--token)(?:\\s+|=)[\"']?"
+	    "(" UUID "|" HEX(32) ")" EA,
+	    .after = 400, CTXU),
 	RULE("sonarqube-token", "SonarQube / SonarCloud token",
 	    "squ_|sqp_|sqa_", B "(sq[upa]_" HEX(40) ")" EA),
 	RULE("snyk-token", "Snyk API token", "snyk", KV("snyk", UUID), CTXU),
@@ -696,7 +703,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(pat[A-Za-z0-9]{14}\\." HEX(64) ")" EA, .before = 4,
 	    .pre = pre_airtable_pat),
 	RULE("airtable-api-key", "Airtable legacy API key", "airtable",
-	    KV("airtable", "key[A-Za-z0-9]{14}"), CTX),
+	    KV("airtable", "key[A-Za-z0-9]{14}"), .entropy = 3.0),
 	RULE("notion-token", "Notion integration token", "secret_|ntn_",
 	    B "(secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})" EA,
 	    .entropy = 3.5),
@@ -948,6 +955,14 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    "-a|--auth)\\s*"
 	    "[\"']?[^:\"'\\s]{1,128}:([^\"'\\s]{3,128})",
 	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 600),
+	/* A key handed to an SDK's credential type: new
+	 * ApiKeyCredential("..."), new AzureKeyCredential("..."). */
+	RULE("sdk-key-credential", "Literal key in an SDK credential",
+	    "keycredential(",
+	    "(?i:keycredential)\\(\\s*(?:[^,()]{1,80},\\s*)?[\"']"
+	    "([^\"'\\s\\\\]{12,256})\\\\?[\"']",
+	    .entropy = 3.0, .after = 400,
+	    .flags = LEAK_RF_VALUE | LEAK_RF_HEX_OK),
 	/* SQL Server's command-line clients: -P password */
 	RULE("sqlcmd-password",
 	    "Password on sqlcmd's, osql's or bcp's "

@@ -726,14 +726,30 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 			return 0;
 		at++;
 		break;
-	case 'i':
-		if (sp == 0 || at + 2 >= n || p[at + 1] != 's' ||
-		    !space_byte(p[at + 2]))
-			return 0;
-		at += 2;
-		break;
 	default:
-		return 0;
+		/* "is", or up to three words and "is": "the key we use is";
+		 * any "is" may be the one (the regex may take a later one). */
+		if (sp == 0 || p[at] < 'a' || p[at] > 'z')
+			return 0;
+		size_t best = 0;
+		for (int w = 0; w < 4; w++) {
+			size_t l = 0;
+			while (at + l < n && l <= 10 && p[at + l] >= 'a' &&
+			    p[at + l] <= 'z')
+				l++;
+			if (l == 0 || l > 10 || at + l >= n ||
+			    !space_byte(p[at + l]))
+				break;
+			if (l == 2 && p[at] == 'i' && p[at + 1] == 's') {
+				size_t v = value_len_at(p, n, at + 2);
+				if (v > best)
+					best = v;
+			}
+			at += l;
+			while (at < n && space_byte(p[at]))
+				at++;
+		}
+		return best;
 	}
 	return value_len_at(p, n, at);
 }
