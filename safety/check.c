@@ -87,21 +87,33 @@ is_hash(const uint8_t *s, size_t n)
 }
 
 /* a.b.c where each part is an identifier with few digits (this.#field,
- * a JavaScript private field, too). */
+ * a JavaScript private field, too), and none looks random: 12 bytes or
+ * more, digits, and a change of case every three bytes or sooner
+ * (hawk.V5D5JUPuwJRewkeasQcF...; not PBESv1SHA1And3KeyTripleDESCBC). */
 static bool
 dotted_identifier(const uint8_t *s, size_t n)
 {
-	size_t seg = 0, digits = 0, dots = 0;
+	size_t seg = 0, digits = 0, dots = 0, flips = 0;
+	int last = 0; /* of the last letter: 1 lower case, 2 upper case */
 
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = s[i];
+	for (size_t i = 0; i <= n; i++) {
+		uint8_t c = i < n ? s[i] : '.';
+		int k = (c >= 'a' && c <= 'z') ? 1
+		    : (c >= 'A' && c <= 'Z')   ? 2
+					       : 0;
 		if (c == '.') {
 			if (seg == 0)
 				return false;
-			seg = digits = 0;
-			dots++;
-		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    c == '_' || (c == '#' && seg == 0)) {
+			if (seg >= 12 && digits > 0 && flips * 3 > seg)
+				return false;
+			seg = digits = flips = 0;
+			last = 0;
+			dots += i < n;
+		} else if (k != 0 || c == '_' || (c == '#' && seg == 0)) {
+			if (k != 0 && last != 0 && k != last)
+				flips++;
+			if (k != 0)
+				last = k;
 			seg++;
 		} else if (c >= '0' && c <= '9') {
 			if (seg == 0 || ++digits > 3)
@@ -111,7 +123,7 @@ dotted_identifier(const uint8_t *s, size_t n)
 			return false;
 		}
 	}
-	return dots > 0 && seg > 0;
+	return dots > 0;
 }
 
 /* A fingerprint or key id written as colon-separated hex bytes
@@ -408,7 +420,7 @@ names_api_secret(const uint8_t *ctx, size_t n)
 {
 	static const char *const words[] = { "apikey", "api_key", "api-key",
 		"apitoken", "api_token", "api-token", "authtoken", "auth_token",
-		"auth-token", "secret", "password" };
+		"auth-token", "secret", "password", "private" };
 	static const char *const opens[] = { "access", "session", "refresh",
 		"bearer", "auth", "private", "personal", "service", "account",
 		"server", "bot", "hec" };
@@ -443,11 +455,13 @@ value_shape_ok(const struct leak_rule *r, const uint8_t *s, size_t n,
 	size_t lower = 0, upper = 0, digit = 0, other = 0, ident = 0;
 	bool password = (r->flags & LEAK_RF_PASSWORD) != 0;
 
-	if (s[0] == '$' || s[0] == '%' || s[0] == '@' || s[0] == '~' ||
-	    s[0] == '.' || s[0] == '#' || s[0] == ':' || s[0] == '\\')
+	if (s[0] == '$' || s[0] == '%' || s[0] == '@' || s[0] == '.' ||
+	    s[0] == '#' || s[0] == ':' || s[0] == '\\')
 		return false;
-	/* A path (/run/secrets/db); base64 may start with a slash too. */
-	if (s[0] == '/' && (n < 16 || memchr(s + 1, '/', n - 1) != NULL))
+	/* A path (/run/secrets/db, ~/.ssh/id); base64 may start with a
+	 * slash, an Entra ID secret with a tilde. */
+	if ((s[0] == '/' || s[0] == '~') &&
+	    (n < 16 || memchr(s + 1, '/', n - 1) != NULL))
 		return false;
 	if (b64_public_pem(s, n) || b64_public_der(s, n) ||
 	    fingerprint_or_time(s, n) || version_number(s, n) || is_arn(s, n) ||
@@ -670,7 +684,7 @@ url_password_ok(const struct leak_ruleset *rs, pcre2_match_data *md,
 	static const char *const words[] = { "password", "passwd", "pass",
 		"pwd", "secret", "changeme", "user", "username", "pw", "xxx",
 		"****", "<password>", "test", "example", "token", "xyz", "abc",
-		"123", "foo", "bar", "baz", "qwerty",
+		"123", "foo", "bar", "baz", "qwerty", "guest",
 		"tiger" /* Oracle's scott/tiger demo login */ };
 
 	if (n > 1 && (s[0] == '\'' || s[0] == '{')) {

@@ -40,7 +40,7 @@
 #define ASSIGN_MORE                                                            \
 	"|,\\s{0,4}" Q "?(?i:value)" Q "?\\s{0,4}[:=]"                         \
 	"|\\r?\\n[ \\t]{0,12}(?i:value)[ \\t]{0,2}:"                           \
-	"|\\|\\||\\?\\?|\\{[^{}]{0,100}?\\b(?i:default)\\s{0,4}="
+	"|\\|\\|=?|\\?\\?=?|\\{[^{}]{0,100}?\\b(?i:default)\\s{0,4}="
 
 /* A call with the name and the value as its arguments: os.Setenv("NAME",
  * "v"), headers.set("X-Key", 'v').  After a provider's name any quoted
@@ -95,12 +95,22 @@
  * OAuth 2.0 RFCs' examples (6749, 6750), copied into many docs, and public
  * keys whose names look like a secret's: every rule that could take them
  * for a secret allows them. */
+/* jwt.io's example token (any signature), in countless docs */
+#define JWT_IO_EXAMPLE                                                         \
+	"^eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\\.eyJzdWIiOiIxMjM0NTY3ODkwIiwi" \
+	"bmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ\\."
 #define DOC_EXAMPLES                                                           \
 	"^sk_test_(?:4eC39HqLyjWDarjtT1zdp7dc|BQokikJOvBiI2HlWgH4olfQ2)$"      \
 	"|^f4556650ac31d35461610bac4ed81b1a181b2d8a43ea2854cbae22ca74560813$"  \
 	"|^(?:2YotnFZFEjr1zCsicMWpAA|tGzv3JOkF0XG5Qx2TlKWIA|"                  \
-	"czZCaGRSa3F0MzpnWDFmQmF0M2JW|mF_9\\.B5f-4\\.1JqM)$"
-#define PUBLIC_KEYS "^(?:pub|sub)-c-|^pk_(?:live|test)_"
+	"czZCaGRSa3F0MzpnWDFmQmF0M2JW|mF_9\\.B5f-4\\.1JqM)$"                   \
+	"|^QWxhZGRpbjpvcGVuIHNlc2FtZQ==$|" JWT_IO_EXAMPLE
+/* Keys made to be published: PubNub's, Stripe's, Mapbox's public
+ * tokens, Mailgun's validation key, Supabase's publishable key and
+ * PostHog's project key. */
+#define PUBLIC_KEYS                                                            \
+	"^(?:pub|sub)-c-|^pk_(?:live|test)_|^pk\\.eyJ|^pubkey-|"               \
+	"^sb_publishable_|^phc_"
 
 #define RULE(i, d, k, r, ...)                                                  \
 	{                                                                      \
@@ -640,6 +650,13 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .before = 40, .after = 400, .flags = LEAK_RF_WINDOW),
 	RULE("mattermost-token", "Mattermost access token", "mattermost",
 	    KV("mattermost", "[a-z0-9]{26}"), CTX),
+	/* an incoming webhook of any Mattermost server: /hooks/ and the
+	 * 26-byte id */
+	RULE("mattermost-webhook-url", "Mattermost incoming webhook URL",
+	    "/hooks/",
+	    "https?://[A-Za-z0-9.\\-]{1,253}(?::\\d{1,5})?/hooks/([a-z0-9]{26})"
+	    "(?![A-Za-z0-9_\\-])",
+	    .entropy = 3.5, .before = 280, .flags = LEAK_RF_WINDOW),
 	RULE("intercom-token", "Intercom access token", "intercom",
 	    KV("intercom", "[A-Za-z0-9=_\\-]{60}"), CTX),
 	RULE("sendbird-token", "Sendbird API token", "sendbird",
@@ -774,6 +791,8 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(NRAK-[A-Z0-9]{27})" EA),
 	RULE("newrelic-insert-key", "New Relic insights insert key", "nrii-",
 	    B "(NRII-[A-Za-z0-9_\\-]{32})" E),
+	RULE("newrelic-query-key", "New Relic insights query key", "nriq-",
+	    B "(NRIQ-[A-Za-z0-9_\\-]{32})" E),
 	RULE("newrelic-browser-key", "New Relic browser API key", "nrjs-",
 	    B "(NRJS-" HEX(19) ")" EA),
 	RULE("newrelic-rest-key", "New Relic REST API key", "nrra-",
@@ -957,6 +976,9 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    .validator = LEAK_V_URL_PASSWORD, .before = 2, .after = 600),
 	/* A key handed to an SDK's credential type: new
 	 * ApiKeyCredential("..."), new AzureKeyCredential("..."). */
+	RULE("stackhawk-api-key", "StackHawk API key", "hawk.",
+	    B "(hawk\\.[A-Za-z0-9_\\-]{20}\\.[A-Za-z0-9_\\-]{20})" E,
+	    .entropy = 3.5),
 	RULE("sdk-key-credential", "Literal key in an SDK credential",
 	    "keycredential(",
 	    "(?i:keycredential)\\(\\s*(?:[^,()]{1,80},\\s*)?[\"']"
@@ -1178,9 +1200,12 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	/* A SECRET_KEY setting of Django's own alphabet and length (50),
 	 * however it is quoted. */
 	RULE("django-secret-key-setting", "Django SECRET_KEY setting",
-	    "secret_key",
-	    "(?i:(?:django_)?secret_key)" Q "?\\s{0,4}[=:]\\s{0,4}" QB "?"
-	    "([a-z0-9!@#$%^&*(\\-_=+)]{50})(?![a-z0-9!@#$%^&*(\\-_=+)])",
+	    "secret_key|secretkey|secret-key",
+	    "(?i:(?:django[_\\-]?)?secret[_\\-]?key)" Q
+	    "?\\s{0,4}[=:]\\s{0,4}" QB "?"
+	    "([a-z0-9!@#$%^&*(\\-_=+)]{50})"
+	    /* then its end, or the next parameter of a query string */
+	    "(?![a-z0-9!@#$%^*(\\-_=+)])(?!&(?![A-Za-z0-9_]{1,32}=))",
 	    .entropy = 4.2, .flags = LEAK_RF_NOALLOW,
 	    .allow = "(?i)example|your|change|placeholder|here|x{5,}"),
 	RULE("zapier-webhook-url", "Zapier webhook URL", "hooks.zapier.com",
@@ -1414,7 +1439,7 @@ const struct leak_rule_def leak_builtin_rules[] = {
 	    B "(eyJ[A-Za-z0-9_\\-]{8,}\\.eyJ[A-Za-z0-9_\\-]{8,}\\."
 	      "[A-Za-z0-9_\\-]{0,1400})" E,
 	    .validator = LEAK_V_JWT, .before = 4, .after = 4000,
-	    .flags = LEAK_RF_NOALLOW),
+	    .flags = LEAK_RF_NOALLOW, .allow = JWT_IO_EXAMPLE),
 
 	/* ---- credentials in URLs and connection strings ---- */
 	RULE("database-url-password", "Password in a database URL", "://",

@@ -706,10 +706,12 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 		return value_after_comma(p, n, at + 1);
 	case '|':
 	case '?':
-		/* || and ??: a fallback value */
+		/* || and ??, ||= and ??=: a fallback value */
 		if (at + 1 >= n || p[at + 1] != p[at])
 			return 0;
 		at += 2;
+		if (at < n && p[at] == '=')
+			at++;
 		break;
 	case '{':
 		return value_after_default(p, n, at + 1);
