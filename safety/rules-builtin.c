@@ -61,13 +61,19 @@
 	"(?:(?:bytes\\.fromhex|(?:base64\\.)?b64decode|Buffer\\.from|"         \
 	"\\[\\]byte|atob|unhexlify|SecretStr)\\(\\s*|b(?=['\"]))?"
 
+/* A name in prose, then "is": "the key is", "the key we use is", "the
+ * password for prod is" (scan.c's connector() has the words). */
+#define PROSE_IS                                                               \
+	"(?:(?:we|i|you|they|for|that|here|used|in|of|on|to|from|at)\\s+"      \
+	"(?:[a-z]{1,10}\\s+){0,2})?is\\s+"
+
 /* The generic rules' assignment, after the name: the name's closing
  * quote, an operator or one of the forms above, and blanks on the same
  * line (a value is never on the next line, where the next setting is:
  * "password=" then "DB_HOST=db"). */
 #define GEN_ASSIGN                                                             \
 	QB "?\\]?\\s{0,4}(?:=|:=|=>|:|->|>(?!\\s)|"                            \
-	   "\\s+(?:[a-z]{1,10}\\s+){0,3}is\\s+|"                               \
+	   "\\s+" PROSE_IS "|"                                                 \
 	   "\\s+(?=\\\\{0,3}[\"'])" CALL_GEN ASSIGN_MORE                       \
 	   ")[ \\t]{0,4}" OPENER QB "?"
 

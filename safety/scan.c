@@ -348,11 +348,34 @@ benign_name(const uint8_t *s, size_t n, size_t kw)
 	return has_segment(s, n, seg_words, AXG_ARRAY_LEN(seg_words));
 }
 
+/* Digits and a change of letter case every three bytes or sooner: a
+ * random token (txE3loHKfuyweJ5s4b6WsB6sL5bUrYL1ILuBfJ9N4kKeyHTR), whose
+ * "Key" is chance, not a name (pkcs8ShroudedKeyBag changes case 3 times
+ * in 19 bytes). */
+static bool
+mixed_random(const uint8_t *s, size_t n)
+{
+	size_t digits = 0, flips = 0;
+	int last = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int k = (s[i] >= 'a' && s[i] <= 'z') ? 1
+		    : (s[i] >= 'A' && s[i] <= 'Z')   ? 2
+						     : 0;
+		digits += s[i] >= '0' && s[i] <= '9';
+		if (k != 0 && last != 0 && k != last)
+			flips++;
+		if (k != 0)
+			last = k;
+	}
+	return digits > 0 && flips * 3 > n;
+}
+
 /* A value that names a key or a token itself is a name, not a secret:
  * RSAPrivateKey, pkcs8ShroudedKeyBag, setAttr-Token-B0Prime.  A random
- * token holds "Key" or "token" as a segment of its own about once in
- * a few hundred thousand.  Not for passwords, which are often made of
- * words (MySecretPassword). */
+ * token holds "Key" as a segment of its own about once in two thousand,
+ * so tokens that look random (mixed_random) are not asked.  Not for
+ * passwords, which are often made of words (MySecretPassword). */
 static bool
 value_names_itself(const uint8_t *s, size_t n, const uint8_t *name,
     size_t namelen)
@@ -370,7 +393,8 @@ value_names_itself(const uint8_t *s, size_t n, const uint8_t *name,
 		    (s[l] == '-' || s[l] == '_' || s[l] == '.'))
 			skip = l + 1;
 	}
-	if (has_segment(s + skip, n - skip, words, AXG_ARRAY_LEN(words)))
+	if (!mixed_random(s + skip, n - skip) &&
+	    has_segment(s + skip, n - skip, words, AXG_ARRAY_LEN(words)))
 		return true;
 	/* The value is the name's letters and a few bytes more:
 	 * PartitionKey=partitionkey1, tagkey1=tagkeyvalue1, an example's
@@ -644,6 +668,39 @@ value_after_default(const uint8_t *p, size_t n, size_t at)
 	return 0;
 }
 
+/* The words that may follow a name in prose before "is" comes (the
+ * generic rules' PROSE_IS): the key *we* use is, the token *for* prod
+ * is. */
+static bool
+connector(const uint8_t *w, size_t l)
+{
+	/* by length, as this runs at every name in prose */
+	static const char *const words[5] = { "", "i ", "we in of on to at ",
+		"you for ", "they that here used from " };
+
+	if (l == 0 || l > 4)
+		return false;
+	for (const char *c = words[l]; *c != '\0'; c += l + 1)
+		if (memcmp(w, c, l) == 0)
+			return true;
+	return false;
+}
+
+/* Is the word at p[at] "is" or a connector, and a blank after it?  At
+ * most four letters are read: most words in prose are neither. */
+static bool
+prose_start(const uint8_t *p, size_t n, size_t at)
+{
+	size_t l = 0;
+
+	while (l < 5 && at + l < n && p[at + l] >= 'a' && p[at + l] <= 'z')
+		l++;
+	if (l == 0 || l == 5 || at + l >= n || !space_byte(p[at + l]))
+		return false;
+	return (l == 2 && p[at] == 'i' && p[at + 1] == 's') ||
+	    connector(p + at, l);
+}
+
 /* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
  * (=, :, :=, ->, >, spaces before a quote or "is", a comma before a quoted
  * value or a "value" key, || or ??, or "{ ... default =")?  Quotes may be
@@ -729,9 +786,10 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 		at++;
 		break;
 	default:
-		/* "is", or up to three words and "is": "the key we use is";
-		 * any "is" may be the one (the regex may take a later one). */
-		if (sp == 0 || p[at] < 'a' || p[at] > 'z')
+		/* "is", or a connecting word, up to two more words and "is":
+		 * "the key we use is", "the password for prod is".  Any "is"
+		 * may be the one (the regex may take a later one). */
+		if (sp == 0 || !prose_start(p, n, at))
 			return 0;
 		size_t best = 0;
 		for (int w = 0; w < 4; w++) {
@@ -746,6 +804,8 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 				size_t v = value_len_at(p, n, at + 2);
 				if (v > best)
 					best = v;
+			} else if (w == 0 && !connector(p + at, l)) {
+				break;
 			}
 			at += l;
 			while (at < n && space_byte(p[at]))
