@@ -391,6 +391,17 @@ void ocsf_writer_reopen(struct ocsf_writer *w);
  * 0 when drained, -1 on timeout. */
 int ocsf_writer_flush(struct ocsf_writer *w, unsigned timeout_ms);
 
+/* Hold the writer's thread still for a fork() or clone(): wait until it
+ * is not working (writing, formatting, allocating) and keep it waiting
+ * until ocsf_writer_release().  A process forked from a threaded one
+ * inherits every lock another thread held at the fork; an allocator's
+ * lock held by the writer then (ASan's are not reset at fork) hangs the
+ * child at its next allocation of that size.  Between the two calls the
+ * holding thread must not emit (ocsf_emit_* fails) nor flush (-1).
+ * NULL is a no-op. */
+void ocsf_writer_hold(struct ocsf_writer *w);
+void ocsf_writer_release(struct ocsf_writer *w);
+
 struct ocsf_stats {
 	uint64_t submitted;   /* events handed to ocsf_emit_*() */
 	uint64_t written;     /* events delivered to every sink */

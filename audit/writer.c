@@ -67,6 +67,11 @@ struct ocsf_writer {
 	pthread_cond_t cv_work; /* the writer: lines, reopen, stop */
 	pthread_cond_t cv_room; /* producers under block */
 	pthread_cond_t cv_done; /* flush */
+	pthread_cond_t cv_idle; /* ocsf_writer_hold(): busy went false */
+	/* Held by ocsf_writer_hold(): mu is locked by holder until
+	 * ocsf_writer_release(). */
+	atomic_bool held;
+	pthread_t holder;
 
 	/* all below under mu */
 	struct chunk *head, *tail; /* the queue, oldest first */
@@ -79,6 +84,7 @@ struct ocsf_writer {
 	uint64_t stop_deadline_ms;
 	bool reopen_req;
 	bool writer_waiting; /* in cond_wait: producers must signal */
+	bool busy;	     /* the writer works without mu (may allocate) */
 	bool lingering;	     /* waiting for a fuller batch */
 	int flushers;	     /* ocsf_writer_flush() callers waiting */
 	uint64_t enq_seq;    /* lines ever queued */
@@ -165,6 +171,23 @@ chunk_recycle(struct ocsf_writer *w, struct chunk *c)
 
 /* ---- the writer thread ---- */
 
+/* The writer leaves mu to work (write, format, allocate): busy says so,
+ * and its end wakes ocsf_writer_hold(). */
+static void
+work_begin(struct ocsf_writer *w)
+{
+	w->busy = true;
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void
+work_end(struct ocsf_writer *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->busy = false;
+	pthread_cond_broadcast(&w->cv_idle);
+}
+
 static void
 do_reopen(struct ocsf_writer *w)
 {
@@ -247,6 +270,9 @@ deliver(struct ocsf_writer *w, const struct ocsf_batch *b)
 		}
 		pthread_mutex_lock(&w->mu);
 		give_up = w->stopping && mono_ms() >= w->stop_deadline_ms;
+		/* waiting out a backoff is not work: a hold may come */
+		w->busy = false;
+		pthread_cond_broadcast(&w->cv_idle);
 		if (failed && !give_up && !w->reopen_req && !w->stopping) {
 			struct timespec ts;
 
@@ -264,7 +290,7 @@ deliver(struct ocsf_writer *w, const struct ocsf_batch *b)
 		w->reopen_req = false;
 		if (reopen)
 			w->reopens++;
-		pthread_mutex_unlock(&w->mu);
+		work_begin(w);
 		if (give_up)
 			break;
 		if (reopen)
@@ -318,7 +344,7 @@ maybe_report_drops(struct ocsf_writer *w, bool force)
 	total = w->dropped;
 	w->dropped_reported = w->dropped;
 	w->last_drop_report_ms = now;
-	pthread_mutex_unlock(&w->mu);
+	work_begin(w);
 
 	axg_buf_init(&b, 0);
 	ocsf__drop_report(&b, &w->origin, delta, total, &l.meta);
@@ -332,7 +358,7 @@ maybe_report_drops(struct ocsf_writer *w, bool force)
 	    (unsigned long long)delta, ocsf_overflow_name(w->cfg.overflow));
 	ok = deliver(w, &batch);
 	axg_buf_free(&b);
-	pthread_mutex_lock(&w->mu);
+	work_end(w);
 	if (ok)
 		w->written++;
 	else
@@ -373,9 +399,9 @@ writer_main(void *arg)
 		if (w->reopen_req) {
 			w->reopen_req = false;
 			w->reopens++;
-			pthread_mutex_unlock(&w->mu);
+			work_begin(w);
 			do_reopen(w);
-			pthread_mutex_lock(&w->mu);
+			work_end(w);
 			continue;
 		}
 		maybe_report_drops(w, w->stopping);
@@ -393,7 +419,7 @@ writer_main(void *arg)
 		w->count -= c->n;
 		w->inflight = c->n;
 		pthread_cond_broadcast(&w->cv_room);
-		pthread_mutex_unlock(&w->mu);
+		work_begin(w);
 
 		p = c->buf.data;
 		for (size_t i = 0; i < c->n; i++) {
@@ -406,13 +432,21 @@ writer_main(void *arg)
 			.n = c->n };
 		ok = deliver(w, &batch);
 		finish(w, c, ok);
-		pthread_mutex_lock(&w->mu);
+		work_end(w);
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
 /* ---- the producer side ---- */
+
+/* Does this thread hold w (ocsf_writer_hold)?  It must not lock mu. */
+static bool
+held_by_me(struct ocsf_writer *w)
+{
+	return atomic_load(&w->held) &&
+	    pthread_equal(w->holder, pthread_self());
+}
 
 static int
 submit(struct ocsf_writer *w, const struct axg_buf *b,
@@ -422,6 +456,8 @@ submit(struct ocsf_writer *w, const struct axg_buf *b,
 	int rc = OCSF_QUEUED;
 	bool wake = false;
 
+	if (held_by_me(w))
+		return OCSF_ERROR;
 	pthread_mutex_lock(&w->mu);
 	if (w->stopping) {
 		rc = OCSF_ERROR;
@@ -597,6 +633,27 @@ ocsf_writer_reopen(struct ocsf_writer *w)
 	pthread_mutex_unlock(&w->mu);
 }
 
+void
+ocsf_writer_hold(struct ocsf_writer *w)
+{
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (w->busy)
+		pthread_cond_wait(&w->cv_idle, &w->mu);
+	w->holder = pthread_self();
+	atomic_store(&w->held, true);
+}
+
+void
+ocsf_writer_release(struct ocsf_writer *w)
+{
+	if (w == NULL || !held_by_me(w))
+		return;
+	atomic_store(&w->held, false);
+	pthread_mutex_unlock(&w->mu);
+}
+
 int
 ocsf_writer_flush(struct ocsf_writer *w, unsigned timeout_ms)
 {
@@ -604,6 +661,8 @@ ocsf_writer_flush(struct ocsf_writer *w, unsigned timeout_ms)
 	uint64_t target;
 	int rc = 0;
 
+	if (held_by_me(w))
+		return -1;
 	abstime_in(&ts, timeout_ms);
 	pthread_mutex_lock(&w->mu);
 	target = w->enq_seq;
@@ -692,6 +751,8 @@ ocsf_writer_new(const struct ocsf_config *c, const struct ocsf_origin *o,
 	pthread_cond_init(&w->cv_work, &ca);
 	pthread_cond_init(&w->cv_room, &ca);
 	pthread_cond_init(&w->cv_done, &ca);
+	pthread_cond_init(&w->cv_idle, &ca);
+	atomic_init(&w->held, false);
 	pthread_condattr_destroy(&ca);
 	w->cap = w->cfg.queue_size;
 	w->high = w->cap - w->cap / 4;
@@ -723,6 +784,7 @@ ocsf_writer_free(struct ocsf_writer *w)
 {
 	if (w == NULL)
 		return;
+	ocsf_writer_release(w);
 	pthread_mutex_lock(&w->mu);
 	w->stopping = true;
 	w->stop_deadline_ms = mono_ms() + w->cfg.drain_timeout_ms;
@@ -754,6 +816,7 @@ ocsf_writer_free(struct ocsf_writer *w)
 	pthread_cond_destroy(&w->cv_work);
 	pthread_cond_destroy(&w->cv_room);
 	pthread_cond_destroy(&w->cv_done);
+	pthread_cond_destroy(&w->cv_idle);
 	pthread_mutex_destroy(&w->mu);
 	free(w);
 }

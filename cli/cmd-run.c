@@ -941,7 +941,11 @@ cmd_run(int argc, char **argv)
 			 "is NOT gated (development only)");
 	}
 
+	/* The sandbox's init is cloned and the proxy child forked while
+	 * the audit writer's thread is still (see ocsf_writer_hold). */
+	ocsf_writer_hold(writer);
 	status = sbx_spawn(&spec, &job, err, sizeof(err));
+	ocsf_writer_release(writer);
 	if (rc->policy_failed) {
 		status = AXG_EXIT_USAGE; /* its problems are printed */
 		goto out;
@@ -975,7 +979,10 @@ out:
 	/* Only the sandbox's init joined the namespace, and by now it has
 	 * killed and reaped every other process of its PID namespace and is
 	 * exiting, or is reaped (a failed launch): nothing to look for. */
+	/* and the process that deletes the host's table */
+	ocsf_writer_hold(writer);
 	ns_job_net_free_empty(net);
+	ocsf_writer_release(writer);
 	trace_step(&tr, "network free");
 	if (rc != NULL)
 		stop_proxy(rc);

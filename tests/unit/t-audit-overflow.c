@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <jansson.h>
 
 #include "audit/audit.h"
@@ -430,6 +431,59 @@ test_error_reports(void)
 	unlink(path);
 }
 
+/* ---- hold (for a fork) ---- */
+
+/* ocsf_writer_hold(): the writer's thread is stopped between work, the
+ * holder cannot emit or flush (an error, not a hang), other producers
+ * wait, and after ocsf_writer_release() all of it arrives.  A child
+ * forked while the writer is held allocates every size class and exits
+ * (the hang this guards against needs an allocator lock held at the
+ * fork; here no thread can hold one). */
+static void
+test_hold(void)
+{
+	struct ocsf_writer *w = start_writer(OCSF_OVERFLOW_BLOCK);
+	struct blocker b = { .w = w, .tag = "hd", .n = 50 };
+	size_t base = collector_count(&col);
+	int counts[50] = { 0 }, once = 0, st = -1;
+	pthread_t th;
+	pid_t pid;
+
+	if (w == NULL)
+		return;
+	for (int i = 0; i < 20; i++)
+		emit(w, "hp", i);
+	ocsf_writer_hold(w);
+	ok(emit(w, "hx", 0) == OCSF_ERROR,
+	    "hold: the holder's emit fails instead of waiting for itself");
+	is_int(ocsf_writer_flush(w, 100), -1, "  and so does its flush");
+	pthread_create(&th, NULL, block_producer, &b);
+	usleep(200000);
+	is_int(atomic_load(&b.done), 0, "  another producer waits");
+	pid = fork();
+	if (pid == 0) {
+		for (size_t sz = 8; sz < (1u << 20); sz = sz * 5 / 4 + 8)
+			free(malloc(sz));
+		_exit(0);
+	}
+	for (int t = 0; t < 100 && pid > 0; t++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		usleep(50000);
+	}
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "  a child forked meanwhile allocates and exits");
+	ocsf_writer_release(w);
+	pthread_join(th, NULL);
+	ok(ocsf_writer_flush(w, 30000) == 0, "  released, everything drains");
+	(void)collector_wait(&col, base + 20 + 50, 30000);
+	tally_settled("hd", 50, NULL, counts, 30000);
+	for (int i = 0; i < 50; i++)
+		once += counts[i] == 1;
+	is_int(once, 50, "  the waiting producer's events arrive once each");
+	ocsf_writer_free(w);
+}
+
 int
 main(void)
 {
@@ -441,6 +495,7 @@ main(void)
 	test_drop();
 	test_deny();
 	test_error_reports();
+	test_hold();
 	collector_stop(&col);
 	return tap_done();
 }
