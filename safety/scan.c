@@ -604,9 +604,11 @@ value_len_at(const uint8_t *p, size_t n, size_t at)
 		if (v > best)
 			best = v;
 		/* A quoted value may hold ;,&<>()[]{} (a password's
-		 * symbols): up to the closing quote. */
+		 * symbols): on to the closing quote (from where the value
+		 * bytes stopped: a backslash among them makes this count
+		 * more than the regex takes, never less). */
 		if (q != 0) {
-			size_t w = 0;
+			size_t w = v;
 			while (w < LEAK_ASSIGN_VALUE_CAP && at + w < n &&
 			    p[at + w] != q && p[at + w] != '\\' &&
 			    !space_byte(p[at + w]))
