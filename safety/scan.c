@@ -637,7 +637,8 @@ value_after_comma(const uint8_t *p, size_t n, size_t at)
 		q++;
 	if (q < n && (p[q] == '"' || p[q] == '\'' || p[q] == '`'))
 		q++;
-	if (q + 5 <= n && axg_strncaseeq((const char *)p + q, "value", 5)) {
+	if (q + 5 <= n && (p[q] | 0x20) == 'v' &&
+	    axg_strncaseeq((const char *)p + q, "value", 5)) {
 		q += 5;
 		while (q < n &&
 		    (p[q] == '\\' || p[q] == '"' || p[q] == '\'' ||
@@ -660,7 +661,8 @@ value_after_default(const uint8_t *p, size_t n, size_t at)
 	for (size_t i = at; i + 7 <= n && i < at + 100; i++) {
 		if (p[i] == '{' || p[i] == '}')
 			return 0;
-		if (!axg_strncaseeq((const char *)p + i, "default", 7))
+		if ((p[i] | 0x20) != 'd' ||
+		    !axg_strncaseeq((const char *)p + i, "default", 7))
 			continue;
 		i += 7;
 		while (i < n && space_byte(p[i]))
@@ -670,37 +672,43 @@ value_after_default(const uint8_t *p, size_t n, size_t at)
 	return 0;
 }
 
-/* The words that may follow a name in prose before "is" comes (the
- * generic rules' PROSE_IS): the key *we* use is, the token *for* prod
- * is. */
-static bool
-connector(const uint8_t *w, size_t l)
-{
-	/* by length, as this runs at every name in prose */
-	static const char *const words[5] = { "", "i ", "we in of on to at ",
-		"you for ", "they that here used from " };
-
-	if (l == 0 || l > 4)
-		return false;
-	for (const char *c = words[l]; *c != '\0'; c += l + 1)
-		if (memcmp(w, c, l) == 0)
-			return true;
-	return false;
-}
-
-/* Is the word at p[at] "is" or a connector, and a blank after it?  At
- * most four letters are read: most words in prose are neither. */
+/* Is the word at p[at], followed by a blank, "is" or one of the words
+ * that may follow a name in prose before "is" comes (the generic rules'
+ * PROSE_IS): the key *we* use is, the token *for* prod is.  By its first
+ * letter, as this runs at every name in prose. */
 static bool
 prose_start(const uint8_t *p, size_t n, size_t at)
 {
-	size_t l = 0;
+	/* per first letter, its words and their lengths (at most 3) */
+	static const struct {
+		const char *w[3];
+		uint8_t l[3];
+	} by_letter[26] = {
+		['a' - 'a'] = { { "at" }, { 2 } },
+		['f' - 'a'] = { { "for", "from" }, { 3, 4 } },
+		['h' - 'a'] = { { "here" }, { 4 } },
+		['i' - 'a'] = { { "is", "i", "in" }, { 2, 1, 2 } },
+		['o' - 'a'] = { { "of", "on" }, { 2, 2 } },
+		['t' - 'a'] = { { "to", "they", "that" }, { 2, 4, 4 } },
+		['u' - 'a'] = { { "used" }, { 4 } },
+		['w' - 'a'] = { { "we" }, { 2 } },
+		['y' - 'a'] = { { "you" }, { 3 } },
+	};
 
-	while (l < 5 && at + l < n && p[at + l] >= 'a' && p[at + l] <= 'z')
-		l++;
-	if (l == 0 || l == 5 || at + l >= n || !space_byte(p[at + l]))
+	if (p[at] < 'a' || p[at] > 'z')
 		return false;
-	return (l == 2 && p[at] == 'i' && p[at + 1] == 's') ||
-	    connector(p + at, l);
+	for (int k = 0; k < 3; k++) {
+		size_t l = by_letter[p[at] - 'a'].l[k];
+		const char *w = by_letter[p[at] - 'a'].w[k];
+		if (l == 0)
+			break;
+		if (at + l < n && space_byte(p[at + l]) &&
+		    (l == 1 ||
+			(p[at + 1] == (uint8_t)w[1] &&
+			    (l == 2 || memcmp(p + at + 2, w + 2, l - 2) == 0))))
+			return true;
+	}
+	return false;
 }
 
 /* Does "NAME<ident bytes>["']?]?<spaces>" at p[at] end in an assignment
@@ -806,8 +814,6 @@ leak_assigned_value_len(const uint8_t *p, size_t n, size_t at)
 				size_t v = value_len_at(p, n, at + 2);
 				if (v > best)
 					best = v;
-			} else if (w == 0 && !connector(p + at, l)) {
-				break;
 			}
 			at += l;
 			while (at < n && space_byte(p[at]))
