@@ -86,34 +86,56 @@ is_hash(const uint8_t *s, size_t n)
 	return false;
 }
 
+bool
+leak_mixed_random(const uint8_t *s, size_t n)
+{
+	size_t digits = 0, flips = 0;
+	int last = 0; /* of the last letter: 1 lower case, 2 upper case */
+
+	for (size_t i = 0; i < n; i++) {
+		int k = (s[i] >= 'a' && s[i] <= 'z') ? 1
+		    : (s[i] >= 'A' && s[i] <= 'Z')   ? 2
+						     : 0;
+		digits += s[i] >= '0' && s[i] <= '9';
+		if (k != 0 && last != 0 && k != last)
+			flips++;
+		if (k != 0)
+			last = k;
+	}
+	return digits > 0 && flips * 3 > n;
+}
+
+bool
+leak_contains_nocase(const uint8_t *s, size_t n, const char *w)
+{
+	size_t l = strlen(w);
+
+	for (size_t i = 0; i + l <= n; i++)
+		if (axg_strncaseeq((const char *)s + i, w, l))
+			return true;
+	return false;
+}
+
 /* a.b.c where each part is an identifier with few digits (this.#field,
- * a JavaScript private field, too), and none looks random: 12 bytes or
- * more, digits, and a change of case every three bytes or sooner
- * (hawk.V5D5JUPuwJRewkeasQcF...; not PBESv1SHA1And3KeyTripleDESCBC). */
+ * a JavaScript private field, too), and none of 12 bytes or more looks
+ * random (hawk.V5D5JUPuwJRewkeasQcF...; not
+ * PBESv1SHA1And3KeyTripleDESCBC). */
 static bool
 dotted_identifier(const uint8_t *s, size_t n)
 {
-	size_t seg = 0, digits = 0, dots = 0, flips = 0;
-	int last = 0; /* of the last letter: 1 lower case, 2 upper case */
+	size_t seg = 0, digits = 0, dots = 0;
 
 	for (size_t i = 0; i <= n; i++) {
 		uint8_t c = i < n ? s[i] : '.';
-		int k = (c >= 'a' && c <= 'z') ? 1
-		    : (c >= 'A' && c <= 'Z')   ? 2
-					       : 0;
 		if (c == '.') {
 			if (seg == 0)
 				return false;
-			if (seg >= 12 && digits > 0 && flips * 3 > seg)
+			if (seg >= 12 && leak_mixed_random(s + i - seg, seg))
 				return false;
-			seg = digits = flips = 0;
-			last = 0;
+			seg = digits = 0;
 			dots += i < n;
-		} else if (k != 0 || c == '_' || (c == '#' && seg == 0)) {
-			if (k != 0 && last != 0 && k != last)
-				flips++;
-			if (k != 0)
-				last = k;
+		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    c == '_' || (c == '#' && seg == 0)) {
 			seg++;
 		} else if (c >= '0' && c <= '9') {
 			if (seg == 0 || ++digits > 3)
@@ -395,18 +417,6 @@ bracketed_name(const uint8_t *s, size_t n)
 /* The value of a context rule: not a reference, a path, an identifier,
  * a number, a hash, a word or public PEM material; for passwords the bar
  * is lower. */
-/* Does s[0..n) hold w, ASCII case aside? */
-static bool
-memmem_case(const uint8_t *s, size_t n, const char *w)
-{
-	size_t l = strlen(w);
-
-	for (size_t i = 0; i + l <= n; i++)
-		if (axg_strncaseeq((const char *)s + i, w, l))
-			return true;
-	return false;
-}
-
 /* Does the matched text name an API key, an auth token or a secret?
  * Many providers issue UUIDs as API keys and tokens (Statuspage, Heap,
  * Postmark, Snyk, Loggly, ...), so a generic rule takes a UUID under
@@ -428,7 +438,7 @@ names_api_secret(const uint8_t *ctx, size_t n)
 	bool lower = false;
 
 	for (size_t k = 0; k < AXG_ARRAY_LEN(words); k++)
-		if (memmem_case(ctx, n, words[k]))
+		if (leak_contains_nocase(ctx, n, words[k]))
 			return true;
 	while (name < n &&
 	    ((ctx[name] >= 'a' && ctx[name] <= 'z') ||
@@ -438,12 +448,12 @@ names_api_secret(const uint8_t *ctx, size_t n)
 		lower = lower || (ctx[name] >= 'a' && ctx[name] <= 'z');
 		name++;
 	}
-	if (!memmem_case(ctx, name, "token"))
+	if (!leak_contains_nocase(ctx, name, "token"))
 		return false;
 	if (!lower || name == 5)
 		return true;
 	for (size_t k = 0; k < AXG_ARRAY_LEN(opens); k++)
-		if (memmem_case(ctx, name, opens[k]))
+		if (leak_contains_nocase(ctx, name, opens[k]))
 			return true;
 	return false;
 }

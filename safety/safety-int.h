@@ -237,6 +237,11 @@ int leak_rules_yaml_load(struct leak_ruleset *rs, const char *text, size_t len,
 /* ---- checks on a candidate secret (check.c) ---- */
 
 double leak_entropy(const uint8_t *p, size_t n);
+/* Digits and a change of letter case every three bytes or sooner: what a
+ * random token looks like, and a name (pkcs8ShroudedKeyBag) does not. */
+bool leak_mixed_random(const uint8_t *s, size_t n);
+/* Does s[0..n) hold w, ASCII case aside? */
+bool leak_contains_nocase(const uint8_t *s, size_t n, const char *w);
 /* Does rule r accept secret s[0..n) (entropy gate, shape gates,
  * allowlists, validators)?  match_start/end bound the whole regex match
  * in the same buffer, for context checks. */

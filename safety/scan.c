@@ -331,13 +331,9 @@ benign_name(const uint8_t *s, size_t n, size_t kw)
 		"passthrough", "passing", "passed", "passes", "passive",
 		"tokenizer", "secretary" };
 
-	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++) {
-		size_t l = strlen(sub_words[k]);
-		for (size_t j = 0; j + l <= n; j++)
-			if (axg_strncaseeq((const char *)s + j, sub_words[k],
-				l))
-				return true;
-	}
+	for (size_t k = 0; k < AXG_ARRAY_LEN(sub_words); k++)
+		if (leak_contains_nocase(s, n, sub_words[k]))
+			return true;
 	for (size_t k = 0; k < AXG_ARRAY_LEN(in_words); k++) {
 		size_t l = strlen(in_words[k]);
 		for (size_t j = kw + 1 > l ? kw + 1 - l : 0;
@@ -348,33 +344,10 @@ benign_name(const uint8_t *s, size_t n, size_t kw)
 	return has_segment(s, n, seg_words, AXG_ARRAY_LEN(seg_words));
 }
 
-/* Digits and a change of letter case every three bytes or sooner: a
- * random token (txE3loHKfuyweJ5s4b6WsB6sL5bUrYL1ILuBfJ9N4kKeyHTR), whose
- * "Key" is chance, not a name (pkcs8ShroudedKeyBag changes case 3 times
- * in 19 bytes). */
-static bool
-mixed_random(const uint8_t *s, size_t n)
-{
-	size_t digits = 0, flips = 0;
-	int last = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int k = (s[i] >= 'a' && s[i] <= 'z') ? 1
-		    : (s[i] >= 'A' && s[i] <= 'Z')   ? 2
-						     : 0;
-		digits += s[i] >= '0' && s[i] <= '9';
-		if (k != 0 && last != 0 && k != last)
-			flips++;
-		if (k != 0)
-			last = k;
-	}
-	return digits > 0 && flips * 3 > n;
-}
-
 /* A value that names a key or a token itself is a name, not a secret:
  * RSAPrivateKey, pkcs8ShroudedKeyBag, setAttr-Token-B0Prime.  A random
  * token holds "Key" as a segment of its own about once in two thousand,
- * so tokens that look random (mixed_random) are not asked.  Not for
+ * so tokens that look random (leak_mixed_random) are not asked.  Not for
  * passwords, which are often made of words (MySecretPassword). */
 static bool
 value_names_itself(const uint8_t *s, size_t n, const uint8_t *name,
@@ -393,7 +366,7 @@ value_names_itself(const uint8_t *s, size_t n, const uint8_t *name,
 		    (s[l] == '-' || s[l] == '_' || s[l] == '.'))
 			skip = l + 1;
 	}
-	if (!mixed_random(s + skip, n - skip) &&
+	if (!leak_mixed_random(s + skip, n - skip) &&
 	    has_segment(s + skip, n - skip, words, AXG_ARRAY_LEN(words)))
 		return true;
 	/* The value is the name's letters and a few bytes more:
