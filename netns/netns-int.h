@@ -133,7 +133,8 @@ void nsi_nf_close_async(struct mnl_socket *nl, const char *del_table);
 /* The job namespace's table (one atomic batch). */
 int nsi_nft_job_table(struct mnl_socket *nl, struct in_addr host,
     const uint16_t *ports, size_t nports, char *err, size_t errlen);
-/* The host-side table for one job (one atomic batch, NLM_F_EXCL). */
+/* The host-side table for one job (one atomic batch, NLM_F_EXCL); -2 if
+ * a table of that name exists (nothing is made), -1 on other errors. */
 int nsi_nft_host_table(struct mnl_socket *nl, const char *table,
     const char *ifname, struct in_addr host, const uint16_t *ports,
     size_t nports, char *err, size_t errlen);

@@ -664,6 +664,8 @@ nsi_nft_host_table(struct mnl_socket *nl, const char *table, const char *ifname,
 	rule_commit(&bt, r, "NEWRULE forward: drop to the job");
 
 	rc = batch_send(nl, &bt, err, errlen);
+	if (rc < 0 && bt.kerr == EEXIST)
+		rc = -2;
 	batch_fini(&bt);
 	return rc;
 }

@@ -451,6 +451,23 @@ check_config(const struct ns_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* The host table, named for this process and the network's id.  A table
+ * of that name can be this process's earlier network's, whose deletion
+ * its free handed to a holder process (nsi_nf_close_async) that has not
+ * sent it yet: wait for it a little, then fail as for any name taken. */
+static int
+host_table(struct mnl_socket *hnf, const struct ns_job_net *net,
+    const struct ns_config *cfg, char *err, size_t errlen)
+{
+	for (int tries = 0;; tries++) {
+		int rc = nsi_nft_host_table(hnf, net->table, net->host_if,
+		    net->host_in, cfg->ports, cfg->nports, err, errlen);
+		if (rc != -2 || tries == 100)
+			return rc < 0 ? -1 : rc;
+		usleep(5000);
+	}
+}
+
 struct ns_job_net *
 ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 {
@@ -527,8 +544,7 @@ ns_job_net_new(const struct ns_config *cfg, char *err, size_t errlen)
 	/* The host table before the job's: its hooks keep the kernel's
 	 * per-hook static keys on, so registering the job's chains does not
 	 * patch kernel text again (that waits for every CPU). */
-	if (nsi_nft_host_table(hnf, net->table, net->host_if, net->host_in,
-		cfg->ports, cfg->nports, err, errlen) != 0)
+	if (host_table(hnf, net, cfg, err, errlen) != 0)
 		goto fail_in;
 	net->have_table = true;
 	prof(NSI_STEP_HOST_NFT, &t);

@@ -187,6 +187,61 @@ test_rollback(void)
 	is_int(tables, 0, "no table is left");
 }
 
+/* ---- a name still being deleted ---- */
+/* A free hands its host table's deletion to a holder process; a network
+ * made right after, with the same id, finds that name still taken for a
+ * moment.  Here every name the next network could get is taken, and
+ * another process deletes them 100 ms later: the set-up waits, and
+ * succeeds. */
+static void
+test_name_being_deleted(void)
+{
+	struct ns_config cfg = { NS_MODE_PROXY, NULL, ports, 2, false };
+	struct ns_job_net *net;
+	struct mnl_socket *nf = NULL;
+	struct in_addr dummy = { htonl(0x7f000063) };
+	char err[512], name[64];
+	int i, made = 0, st = 0;
+	pid_t self = getpid(), pid;
+
+	if (nsi_nf_open(&nf, "test", err, sizeof(err)) != 0) {
+		ok(0, "%s", err);
+		return;
+	}
+	for (i = 0; i < NDECOY; i++) {
+		snprintf(name, sizeof(name), "%s%d_%ld", NSI_HOST_TABLE, i,
+		    (long)self);
+		if (nsi_nft_host_table(nf, name, "axgnone", dummy, ports, 1,
+			err, sizeof(err)) == 0)
+			made++;
+	}
+	nsi_nf_close(nf);
+	is_int(made, NDECOY, "being deleted: made %d host tables of our names",
+	    NDECOY);
+	pid = fork();
+	if (pid == 0) {
+		struct mnl_socket *nf2 = NULL;
+
+		usleep(100000);
+		if (nsi_nf_open(&nf2, "test", err, sizeof(err)) != 0)
+			_exit(1);
+		for (i = 0; i < NDECOY; i++) {
+			snprintf(name, sizeof(name), "%s%d_%ld", NSI_HOST_TABLE,
+			    i, (long)self);
+			nsi_nft_del_table(nf2, name, err, sizeof(err));
+		}
+		_exit(0);
+	}
+	net = ns_job_net_new(&cfg, err, sizeof(err));
+	if (!ok(net != NULL,
+		"  the set-up waits for the deletion and succeeds"))
+		tap_diag("%s", err);
+	waitpid(pid, &st, 0);
+	ns_job_net_free(net);
+	owned_links_within(getpid(), 0, 10000);
+	owned_tables_within(getpid(), 0, 5000);
+}
+
 /* ---- sweep ---- */
 /* The launcher: builds a network, starts a "job" that lives in it, reports
  * and waits to be killed. */
@@ -333,6 +388,7 @@ body(void)
 {
 	test_concurrent();
 	test_rollback();
+	test_name_being_deleted();
 	test_sweep();
 	test_cycles();
 }
